@@ -1,0 +1,36 @@
+"""Request types and backends. Backends answer requests and know nothing of benchmarks."""
+
+from longread.models.errors import ContextTooLongError, ModelLoadError, ModelSpecError
+from longread.models.registry import BackendOptions, known_specs, load_backend, register_backend
+from longread.models.requests import (
+    SCHEMA_VERSION,
+    Backend,
+    ContinuationScore,
+    GenerateRequest,
+    GenerateResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+    Progress,
+    RollingRequest,
+    RollingResult,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Backend",
+    "BackendOptions",
+    "ContextTooLongError",
+    "ContinuationScore",
+    "GenerateRequest",
+    "GenerateResult",
+    "LoglikelihoodRequest",
+    "LoglikelihoodResult",
+    "ModelLoadError",
+    "ModelSpecError",
+    "Progress",
+    "RollingRequest",
+    "RollingResult",
+    "known_specs",
+    "load_backend",
+    "register_backend",
+]

@@ -1,0 +1,145 @@
+"""Build a ChapterBreak file from whole corpora: stream books, build in workers, write atomically."""
+
+from __future__ import annotations
+
+import functools
+import io
+import random
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from longread.benchmarks.chapterbreak.build import (
+    BookInstances,
+    BuildOptions,
+    CandidateStart,
+    build_book,
+    pool_entries,
+)
+from longread.documents.book import Book
+from longread.documents.corpus import map_books
+from longread.documents.reader import ReadOptions
+from longread.errors import LongreadError
+from longread.files import atomic_writer
+from longread.progress import Progress
+
+# Out-of-book negatives are drawn from a seeded reservoir of at most this many chapter starts.
+DEFAULT_POOL_SIZE = 20_000
+
+
+@dataclass
+class SkippedBook:
+    label: str
+    book_id: str | None
+    reason: str
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    books_read: int = 0
+    books_used: int = 0
+    instances: int = 0
+    skipped_books: list[SkippedBook] = field(default_factory=list)
+    dropped_boundaries: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def summary_lines(self) -> list[str]:
+        rate = self.books_read / self.seconds if self.seconds else 0.0
+        lines = [
+            f"wrote {self.instances} instances from {self.books_used} of {self.books_read} books to {self.out}",
+            f"{self.seconds:.1f} s ({rate:.2f} books/s, {self.instances / max(self.seconds, 1e-9):.1f} instances/s)",
+        ]
+        if self.dropped_boundaries:
+            lines.append("boundaries that gave no instance:")
+            lines += [f"  {count:6d}  {reason}" for reason, count in sorted(self.dropped_boundaries.items())]
+        if self.skipped_books:
+            lines.append(f"skipped books ({len(self.skipped_books)}):")
+            width = max(len(s.label) for s in self.skipped_books)
+            lines += [f"  {s.label:<{width}}  {s.reason}" for s in self.skipped_books]
+        return lines
+
+
+class StrictBuildError(LongreadError):
+    pass
+
+
+def _serialised_instances(book: Book, options: BuildOptions, pool: tuple[CandidateStart, ...]) -> BookInstances:
+    return build_book(book, options, out_of_book_pool=pool)
+
+
+def collect_pool(
+    inputs: Iterable[str | Path],
+    options: BuildOptions,
+    read_options: ReadOptions,
+    workers: int,
+    pool_size: int = DEFAULT_POOL_SIZE,
+) -> tuple[CandidateStart, ...]:
+    """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds)."""
+    rng = random.Random(f"longread/chapterbreak/pool/{options.seed}")
+    reservoir: list[CandidateStart] = []
+    seen = 0
+    per_book = functools.partial(pool_entries, options=options)
+    for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
+        for entry in outcome.result or []:
+            seen += 1
+            if len(reservoir) < pool_size:
+                reservoir.append(entry)
+            else:
+                slot = rng.randrange(seen)
+                if slot < pool_size:
+                    reservoir[slot] = entry
+    return tuple(reservoir)
+
+
+def build_chapterbreak(
+    inputs: list[str | Path],
+    out: str | Path,
+    options: BuildOptions = BuildOptions(),
+    *,
+    read_options: ReadOptions = ReadOptions(),
+    workers: int = 1,
+    strict: bool = False,
+    show_progress: bool = True,
+) -> BuildReport:
+    """Build instances from every book under ``inputs`` into ``out`` (JSONL, written atomically).
+
+    Books that cannot be read or have no chapters are skipped and listed in the
+    report; with ``strict`` any skipped book fails the build and ``out`` is not written.
+    """
+    started = time.perf_counter()
+    report = BuildReport(out=Path(out))
+    pool: tuple[CandidateStart, ...] = ()
+    if options.negatives_from == "out-of-book":
+        pool = collect_pool(inputs, options, read_options, workers)
+    per_book = functools.partial(_serialised_instances, options=options, pool=pool)
+    with (
+        atomic_writer(out) as fh,
+        Progress(total=None, desc="building ChapterBreak", unit="book", stream=None if show_progress else io.StringIO()) as progress,
+    ):
+        for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
+            report.books_read += 1
+            if outcome.error is not None:
+                report.skipped_books.append(SkippedBook(outcome.label, outcome.book_id, str(outcome.error)))
+            elif outcome.result is not None:
+                built = outcome.result
+                report.dropped_boundaries.update(built.dropped)
+                if built.instances:
+                    report.books_used += 1
+                else:
+                    report.skipped_books.append(
+                        SkippedBook(outcome.label, outcome.book_id, "no boundary yielded an instance")
+                    )
+                for instance in built.instances:
+                    fh.write(instance.model_dump_json() + "\n")
+                report.instances += len(built.instances)
+            progress.update(items=1)
+        if strict and report.skipped_books:
+            raise StrictBuildError(
+                f"--strict: {len(report.skipped_books)} book(s) were skipped, so {out} was not written:\n"
+                + "\n".join(f"  {s.label}: {s.reason}" for s in report.skipped_books)
+            )
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,189 @@
+"""The ``longread`` command: one subcommand per job. Thin: it parses options and calls the library."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from longread.errors import LongreadError
+
+app = typer.Typer(
+    help="longread: does a language model really use what it read thousands of tokens ago?",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+build_app = typer.Typer(help="Build a benchmark from raw books.", no_args_is_help=True)
+convert_app = typer.Typer(help="Convert between longread files and the official layouts.", no_args_is_help=True)
+app.add_typer(build_app, name="build")
+app.add_typer(convert_app, name="convert")
+
+FORMAT_HELP = (
+    "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "
+    ".html → ao3-html, .epub → epub, .jsonl → jsonl, other text → plain), or one of "
+    "gutenberg, pg19, plain, ao3-html, epub, jsonl."
+)
+
+
+def _fail(exc: LongreadError) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+@build_app.command("chapterbreak")
+def build_chapterbreak_command(
+    books: Annotated[list[Path], typer.Option("--books", help="Books: files, folders or tar/zip archives (repeat).")],
+    out: Annotated[Path, typer.Option("--out", help="Output JSONL file (written atomically).")],
+    seed: Annotated[int, typer.Option(help="Seed for sampling negatives (same seed → byte-identical file).")] = 0,
+    prefix_tokens: Annotated[
+        int, typer.Option(help="Prefix budget in tokens: the prefix is cut from the left to this length.")
+    ] = 8192,
+    prefix_margin: Annotated[
+        float,
+        typer.Option(help="Keep this fraction more prefix than the budget, for models whose tokenizer is less dense."),
+    ] = 0.25,
+    suffix_tokens: Annotated[int, typer.Option(help="Suffix budget: every candidate is cut from the right.")] = 128,
+    negatives: Annotated[int, typer.Option(help="Negatives per instance (later boundaries of the same book).")] = 5,
+    tokenizer: Annotated[str, typer.Option(help="Tokenizer for the budgets: gpt2 or hf:FOLDER.")] = "gpt2",
+    suffix_type: Annotated[
+        str, typer.Option(help="chapter (next chapter start), cause (because/due to/owing to) or dialogue (a quote).")
+    ] = "chapter",
+    negatives_from: Annotated[str, typer.Option(help="in-book (later boundaries) or out-of-book (other books).")] = (
+        "in-book"
+    ),
+    min_prefix_tokens: Annotated[int, typer.Option(help="Skip boundaries with a shorter prefix than this.")] = 1,
+    max_per_book: Annotated[
+        Optional[int], typer.Option(help="cause/dialogue: at most this many boundaries per book (seeded sample).")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (books are read and built in parallel).")] = 2,
+    format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "auto",
+    heading_pattern: Annotated[
+        Optional[str], typer.Option(help="plain text: a regex matching chapter heading lines.")
+    ] = None,
+    strict: Annotated[bool, typer.Option(help="Fail (and write nothing) if any book is skipped.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Build ChapterBreak instances: a long prefix ending at a chapter break, the true next chapter start and
+    negatives from later chapters, all carrying the gold's chapter number."""
+    from longread.benchmarks.chapterbreak.build import BuildOptions
+    from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
+    from longread.documents.reader import FORMATS, ReadOptions
+
+    if suffix_type not in ("chapter", "cause", "dialogue"):
+        raise typer.BadParameter("use chapter, cause or dialogue", param_hint="--suffix-type")
+    if negatives_from not in ("in-book", "out-of-book"):
+        raise typer.BadParameter("use in-book or out-of-book", param_hint="--negatives-from")
+    if format not in FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    options = BuildOptions(
+        seed=seed,
+        prefix_tokens=prefix_tokens,
+        prefix_margin=prefix_margin,
+        suffix_tokens=suffix_tokens,
+        negatives=negatives,
+        tokenizer=tokenizer,
+        suffix_type=suffix_type,  # type: ignore[arg-type]
+        negatives_from=negatives_from,  # type: ignore[arg-type]
+        min_prefix_tokens=min_prefix_tokens,
+        max_per_book=max_per_book,
+    )
+    try:
+        report = build_chapterbreak(
+            list(books),
+            out,
+            options,
+            read_options=ReadOptions(format=format, heading_pattern=heading_pattern),  # type: ignore[arg-type]
+            workers=workers,
+            strict=strict,
+            show_progress=not quiet,
+        )
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    for line in report.summary_lines():
+        typer.echo(line)
+
+
+@app.command("stats")
+def stats_command(
+    file: Annotated[Path, typer.Argument(help="A longread ChapterBreak JSONL file.")],
+) -> None:
+    """Statistics of a ChapterBreak set (works, examples per suffix type, chapters and words per work)."""
+    from longread.benchmarks.chapterbreak.io import iter_instances
+    from longread.benchmarks.chapterbreak.stats import compute_stats, format_stats
+
+    try:
+        typer.echo(format_stats(compute_stats(iter_instances(file))))
+    except LongreadError as exc:
+        raise _fail(exc) from None
+
+
+@convert_app.command("chapterbreak")
+def convert_chapterbreak_command(
+    file: Annotated[Path, typer.Argument(help="Input file (longread JSONL or the official JSON layout).")],
+    out: Annotated[Path, typer.Option("--out", help="Output file.")],
+    to: Annotated[str, typer.Option(help="official ({'pg19': {work: [{ctx,pos,negs}]}, 'ao3': …}) or longread.")],
+    tokenizer: Annotated[str, typer.Option(help="Tokenizer that recounts tokens when importing.")] = "gpt2",
+) -> None:
+    """Convert a ChapterBreak set between longread's JSONL and the official layout (both ways)."""
+    from longread.benchmarks.chapterbreak.io import iter_instances, write_instances
+    from longread.benchmarks.chapterbreak.official import read_official, write_official
+
+    try:
+        if to == "official":
+            write_official(iter_instances(file), out)
+        elif to == "longread":
+            count = write_instances(read_official(file, tokenizer=tokenizer), out)
+            typer.echo(f"wrote {count} instances to {out}")
+        else:
+            raise typer.BadParameter("use official or longread", param_hint="--to")
+    except LongreadError as exc:
+        raise _fail(exc) from None
+
+
+@app.command("read")
+def read_command(
+    path: Annotated[Path, typer.Argument(help="A book file.")],
+    format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "auto",
+    heading_pattern: Annotated[Optional[str], typer.Option(help="plain text: regex of chapter heading lines.")] = None,
+) -> None:
+    """Read one book and list what was found: metadata, chapters (heading, words, opening), and notes."""
+    from longread.documents.reader import read_book
+
+    try:
+        book = read_book(path, format=format, heading_pattern=heading_pattern)  # type: ignore[arg-type]
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"{book.id}: {book.title} — {book.author} [{book.language}] ({len(book.chapters)} chapters)")
+    for index, chapter in enumerate(book.chapters):
+        parts = f"  [{' / '.join(chapter.parts)}]" if chapter.parts else ""
+        opening = " ".join(chapter.text.split()[:8])
+        typer.echo(f"  {index:3d}  {chapter.heading[:50]:<50}  {len(chapter.text.split()):7,d} words  {opening}{parts}")
+    for note in book.notes:
+        typer.echo(f"  note: {note}")
+
+
+@app.command("demo")
+def demo_command(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the demo's files.")] = Path("demo-out"),
+) -> None:
+    """Build a ChapterBreak set from the books bundled with longread and print its statistics."""
+    from longread.demo import run_demo
+
+    try:
+        run_demo(out)
+    except LongreadError as exc:
+        raise _fail(exc) from None
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,512 @@
+"""Chapter detection in plain text: find the heading scheme a book uses and split it there.
+
+A heading is a short line standing alone between blank lines whose label the
+heading vocabulary (``headings.py``) recognises: "CHAPTER XII.", "Letter 4",
+"III. The Night Shadows", "12 The Storm", "PROLOGUE" … Each book uses one
+dominant scheme; sequential numbering is the strongest evidence for it, which
+is what keeps numbered lists, dates and contents lists from being taken for
+chapters. BOOK / PART / VOLUME headings are a level above and go to ``parts``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from dataclasses import dataclass, replace
+
+from longread.documents.book import Chapter
+from longread.documents.headings import HeadingLabel, parse_label
+from longread.errors import BadInputError, NoChaptersError
+
+# A heading line longer than this is prose, not a heading.
+MAX_HEADING_LINE = 100
+# A title on the lines after the label ("CHAPTER III" / blank / "A Progress") is at most this long.
+MAX_TITLE_CHARS = 200
+MAX_TITLE_LINES = 3
+# Fewer words than this before the next heading: a contents entry, not a chapter.
+CONTENTS_ENTRY_WORDS = 20
+# Part headings may carry an epigraph or an argument before their first chapter, but not a whole text.
+MAX_PART_PREAMBLE_WORDS = 400
+SEARCHED_FOR = (
+    "looked for CHAPTER/Chapter N, LETTER/STAVE N, numbered heading lines such as 'XII.' or "
+    "'12. The Storm', and PROLOGUE/EPILOGUE"
+)
+HINT = "give a heading regex (--heading-pattern) or check that this is a book with chapters"
+_LATE_SPECIALS = ("epilogue", "conclusion", "finale", "afterword", "postscript")
+_WORD = re.compile(r"[^\W\d_][\w'’]*")
+
+
+@dataclass(frozen=True)
+class ChapterSpan:
+    heading: str  # as written, whitespace collapsed
+    heading_start: int  # offset of the heading in the text given
+    body_start: int  # first character of the body (after the heading)
+    body_end: int  # end of the body (start of the next unit / end of text)
+    parts: tuple[str, ...] = ()  # higher-level headings (BOOK/PART/VOLUME) just before it
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    label: HeadingLabel
+    heading: str
+    heading_start: int
+    body_start: int
+    words_after: int = 0  # words between this heading and the next candidate
+
+    @property
+    def value(self) -> int | None:
+        return self.label.number.value if self.label.number else None
+
+    @property
+    def scheme(self) -> str:
+        if self.label.keyword:
+            return self.label.keyword
+        assert self.label.number is not None  # a bare label always has a number
+        return "bare-" + self.label.number.form.split("-")[0]
+
+    @property
+    def tiny(self) -> bool:
+        return self.words_after < CONTENTS_ENTRY_WORDS
+
+
+# ---------------------------------------------------------------------------
+# finding heading candidates
+
+
+def _looks_like_title(line: str) -> bool:
+    """Titles are capitalised ("A Progress", "RELATES HOW OLIVER …"); prose sentences are not."""
+    letters = [c for c in line if c.isalpha()]
+    if not letters or line.rstrip()[-1] in ",;":
+        return False
+    if sum(c.isupper() for c in letters) / len(letters) > 0.8:
+        return True
+    words: list[str] = _WORD.findall(line)
+    significant = [w for w in words if len(w) > 3]
+    if not significant:
+        return all(w[0].isupper() for w in words)
+    return sum(w[0].isupper() for w in significant) / len(significant) >= 0.5
+
+
+def _starts_title(title: str) -> bool:
+    """The rest of a line after a bare number: a title starts with a capital ("I was …" is prose)."""
+    first = next((c for c in title if c.isalnum()), "")
+    return bool(first) and not first.islower() and _looks_like_title(title)
+
+
+def _is_label_line(line: str, *, title_of_keyword: bool = False) -> bool:
+    """Whether a line is a heading label of its own (so it cannot be the title of the one before).
+
+    After a keyword heading ("CHAPTER I"), a bare number with words ("I SET OFF UPON MY
+    JOURNEY") is that chapter's title: chapters are not numbered twice.
+    """
+    stripped = line.strip()
+    if not stripped or len(stripped) > MAX_HEADING_LINE:
+        return False
+    label = parse_label(stripped)
+    if label is None or label.kind == "special":
+        return False
+    return not (title_of_keyword and not label.keyword and label.title)
+
+
+class _Lines:
+    """The text as lines with their offsets; paragraphs are runs of non-blank lines."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self.starts = [0, *itertools.accumulate(len(line) + 1 for line in self.lines)][:-1]
+        self.is_blank = [not line.strip() for line in self.lines]
+
+    def blank(self, index: int) -> bool:
+        return index >= len(self.lines) or self.is_blank[index]
+
+    def paragraph_end(self, index: int) -> int:
+        """Index just past the paragraph that starts at ``index``."""
+        while index < len(self.lines) and not self.blank(index):
+            index += 1
+        return index
+
+    def next_nonblank(self, index: int) -> int:
+        while index < len(self.lines) and self.blank(index):
+            index += 1
+        return index
+
+
+def _title_paragraph(lines: _Lines, start: int, *, after_keyword: bool) -> int | None:
+    """If the paragraph at ``start`` is a heading's title, the index just past it; else None."""
+    end = lines.paragraph_end(start)
+    block = lines.lines[start:end]
+    if not block or len(block) > MAX_TITLE_LINES or end >= len(lines.lines):
+        return None
+    joined = " ".join(line.strip() for line in block)
+    if (
+        len(joined) > MAX_TITLE_CHARS
+        or _is_label_line(block[0], title_of_keyword=after_keyword)
+        or not _looks_like_title(joined)
+    ):
+        return None
+    return end
+
+
+def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
+    """A heading starting at line ``index`` (which follows a blank line), or None."""
+    first = lines.lines[index].strip()
+    if len(first) > MAX_HEADING_LINE:
+        return None
+    label = parse_label(first)
+    if label is None:
+        return None
+    bare = label.kind == "chapter" and not label.keyword
+    if label.title and (bare or label.kind == "special") and not _starts_title(label.title):
+        return None  # "I went …" or "Conclusion was …": prose that happens to start like a label
+    end = lines.paragraph_end(index)
+    heading_end = index + 1
+    if end > index + 1:
+        # More lines in the same paragraph: a contents listing, the heading's title, or the body.
+        if _is_label_line(lines.lines[index + 1], title_of_keyword=bool(label.keyword)):
+            return None
+        rest = " ".join(line.strip() for line in lines.lines[index + 1 : end])
+        if end - index <= MAX_TITLE_LINES and len(rest) <= MAX_TITLE_CHARS and _looks_like_title(rest):
+            heading_end = end
+        elif bare or label.kind == "special":
+            return None  # a bare number glued to prose is a numbered paragraph, not a chapter
+    if heading_end == index + 1 and not label.title:
+        title_start = lines.next_nonblank(index + 1)
+        if title_start > index + 1:
+            title_end = _title_paragraph(lines, title_start, after_keyword=bool(label.keyword))
+            if title_end is not None:
+                heading_end = title_end
+    heading_text = " ".join(line.strip() for line in lines.lines[index:heading_end] if line.strip())
+    body_line = lines.next_nonblank(heading_end)
+    body_start = lines.starts[body_line] if body_line < len(lines.lines) else len(lines.text)
+    if body_line < len(lines.lines):
+        body_start += len(lines.lines[body_line]) - len(lines.lines[body_line].lstrip())
+    return _Candidate(label, " ".join(heading_text.split()), lines.starts[index], body_start)
+
+
+class _WordIndex:
+    """Counts the words between two offsets quickly, by whole lines (every offset asked is in a heading
+    or at a line start, and headings are counted separately)."""
+
+    def __init__(self, lines: _Lines) -> None:
+        self.line_starts = lines.starts
+        self.cumulative = [0, *itertools.accumulate(len(line.split()) for line in lines.lines)]
+        self.end = len(lines.text)
+
+    def _line(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset) - 1
+
+    def between(self, start: int, end: int) -> int:
+        if end <= start:
+            return 0
+        last = self._line(end - 1) + 1 if end < self.end else len(self.cumulative) - 1
+        return self.cumulative[last] - self.cumulative[self._line(start)]
+
+
+def _find_candidates(text: str, lines: _Lines, words: _WordIndex) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for index in range(len(lines.lines)):
+        if lines.blank(index) or (index > 0 and not lines.blank(index - 1)):
+            continue
+        candidate = _candidate_at(lines, index)
+        if candidate is not None and (not found or candidate.heading_start >= found[-1].body_start):
+            found.append(candidate)
+    ends = [c.heading_start for c in found[1:]] + [len(text)] if found else []
+    return [
+        replace(c, words_after=words.between(c.body_start, end)) for c, end in zip(found, ends, strict=True)
+    ]
+
+
+# ---------------------------------------------------------------------------
+# choosing the scheme
+
+
+def _drop_contents(candidates: list[_Candidate], words: _WordIndex) -> tuple[list[_Candidate], int]:
+    """Remove contents-list entries: runs of headings of one scheme with (almost) no text between them.
+
+    Text is counted up to the next heading of the same scheme, so that a chapter heading
+    followed at once by its first section number ("CHAPTER IV" / "I") is not taken for one.
+    The last entry of a contents list is followed by whatever comes next (a preface …),
+    so it is recognised by the numbering starting over right after it.
+    """
+    ends = [c.heading_start for c in candidates[1:]] + [words.end]
+    tiny = [
+        words.between(c.body_start, end) < CONTENTS_ENTRY_WORDS
+        for c, end in zip(candidates, ends, strict=True)
+    ]
+    kept: list[_Candidate] = []
+    dropped = 0
+    index = 0
+    while index < len(candidates):
+        run_end = index
+        while run_end < len(candidates) and tiny[run_end]:
+            run_end += 1
+        if run_end - index >= 2:
+            dropped += run_end - index
+            first_value = candidates[index].value
+            if run_end + 1 < len(candidates):
+                last_entry, following = candidates[run_end], candidates[run_end + 1]
+                if (
+                    first_value is not None
+                    and last_entry.value is not None
+                    and following.value is not None
+                    and following.value <= first_value < last_entry.value
+                ):
+                    run_end += 1
+                    dropped += 1
+            index = run_end
+            continue
+        kept.append(candidates[index])
+        index += 1
+    return kept, dropped
+
+
+def _drop_outliers(candidates: list[_Candidate]) -> list[_Candidate]:
+    """Drop a heading whose number breaks a sequence its neighbours continue (a numbered list item)."""
+    kept: list[_Candidate] = []
+    for index, candidate in enumerate(candidates):
+        if kept and index + 1 < len(candidates):
+            before, after = kept[-1].value, candidates[index + 1].value
+            value = candidate.value
+            numbered = before is not None and after is not None and value is not None
+            if numbered and after == before + 1 and value != before + 1:  # type: ignore[operator]
+                continue
+        kept.append(candidate)
+    return kept
+
+
+def _sequential_count(candidates: list[_Candidate]) -> int:
+    """How many headings continue the numbering (n after n-1, or 1 starting it over)."""
+    count = 0
+    previous: int | None = None
+    for candidate in candidates:
+        value = candidate.value
+        if value is None or value == 1 or (previous is not None and value == previous + 1):
+            count += 1
+        previous = value if value is not None else (previous + 1 if previous is not None else None)
+    return count
+
+
+@dataclass
+class _Scheme:
+    name: str
+    chapters: list[_Candidate]
+    sequential: int
+    contents_entries: int
+
+    @property
+    def valid(self) -> bool:
+        needed = 3 if self.name == "bare-arabic" else 2
+        return self.sequential >= needed and self.sequential * 2 >= len(self.chapters)
+
+    def score(self) -> tuple[int, int, int]:
+        # Sequential headings first; a keyword ("CHAPTER") beats a bare number on a tie.
+        return (self.sequential, 0 if self.name.startswith("bare-") else 1, len(self.chapters))
+
+
+def _nested_in(inner: list[_Candidate], outer: list[_Candidate]) -> bool:
+    """Whether ``inner`` numbers sections inside ``outer``'s chapters: it starts over at each of them."""
+    outer_starts = [c.heading_start for c in outer]
+    restarts = 0
+    at_outer = 0
+    for previous, current in itertools.pairwise(inner):
+        if previous.value is None or current.value is None or current.value > previous.value:
+            continue
+        restarts += 1
+        between = bisect.bisect_left(outer_starts, current.heading_start) - bisect.bisect_right(
+            outer_starts, previous.heading_start
+        )
+        at_outer += between > 0
+    return restarts >= 2 and at_outer * 10 >= restarts * 7
+
+
+def _last_unnumbered(members: list[_Candidate]) -> list[_Candidate]:
+    """ "CHAPTER THE LAST" counts only after the numbered chapters (elsewhere it is a contents entry)."""
+    numbered = [c.heading_start for c in members if c.value is not None]
+    last = max(numbered, default=-1)
+    return [c for c in members if c.value is not None or c.heading_start > last]
+
+
+def _schemes(candidates: list[_Candidate], words: _WordIndex) -> list[_Scheme]:
+    by_name: dict[str, list[_Candidate]] = {}
+    for candidate in candidates:
+        if candidate.label.kind == "chapter":
+            by_name.setdefault(candidate.scheme, []).append(candidate)
+    schemes = []
+    for name, members in by_name.items():
+        kept, dropped = _drop_contents(_last_unnumbered(members), words)
+        kept = _drop_outliers(kept)
+        schemes.append(_Scheme(name, kept, _sequential_count(kept), dropped))
+    # A numbering that restarts inside another scheme's chapters is a section level, not chapters.
+    schemes = [
+        scheme
+        for scheme in schemes
+        if not any(
+            other is not scheme and other.valid and _nested_in(scheme.chapters, other.chapters)
+            for other in schemes
+        )
+    ]
+    return sorted(schemes, key=lambda s: s.score(), reverse=True)
+
+
+def _secondary(dominant: _Scheme, others: list[_Scheme]) -> list[_Candidate]:
+    """Other numbered runs that sit wholly before or after the dominant one (Letters 1-4, then Chapters)."""
+    first = dominant.chapters[0].heading_start
+    last = dominant.chapters[-1].heading_start
+    extra: list[_Candidate] = []
+    for scheme in others:
+        if scheme.name.startswith("bare-") or not scheme.valid:
+            continue
+        starts = [c.heading_start for c in scheme.chapters]
+        if all(s < first for s in starts) or all(s > last for s in starts):
+            extra.extend(scheme.chapters)
+    return extra
+
+
+def _specials(
+    text: str, words: _WordIndex, candidates: list[_Candidate], chapters: list[_Candidate]
+) -> list[_Candidate]:
+    """Prologue / prelude before the first chapter, epilogue / conclusion / finale after the last.
+
+    Their length is measured up to the next chapter, not the next heading: an epilogue
+    may itself be split into numbered sections.
+    """
+    first, last = chapters[0].heading_start, chapters[-1].heading_start
+    starts = [c.heading_start for c in chapters]
+    chosen = []
+    for candidate in candidates:
+        if candidate.label.kind != "special":
+            continue
+        following = bisect.bisect_right(starts, candidate.heading_start)
+        end = starts[following] if following < len(starts) else len(text)
+        if words.between(candidate.body_start, end) < CONTENTS_ENTRY_WORDS:
+            continue
+        late = candidate.label.keyword in _LATE_SPECIALS
+        if (late and candidate.heading_start > last) or (not late and candidate.heading_start < first):
+            chosen.append(candidate)
+    if chosen and chosen[0].heading_start < first:
+        # Only the prologue nearest the first chapter: earlier ones are contents entries.
+        early = [c for c in chosen if c.heading_start < first]
+        chosen = [early[-1], *[c for c in chosen if c.heading_start > first]]
+    return chosen
+
+
+def _no_chapters(source: str, candidates: list[_Candidate], schemes: list[_Scheme]) -> NoChaptersError:
+    chapter_level = [c for c in candidates if c.label.kind == "chapter"]
+    if not chapter_level:
+        reason = f"no chapter headings found ({SEARCHED_FOR})"
+    elif schemes and all(not s.chapters for s in schemes):
+        reason = (
+            f"the only chapter headings ({len(chapter_level)}) are in a contents list, "
+            "with no text between them"
+        )
+    elif len(chapter_level) == 1:
+        reason = f"only one chapter heading found ({chapter_level[0].heading!r})"
+    else:
+        numbers = ", ".join(c.heading for c in chapter_level[:4])
+        reason = (
+            f"{len(chapter_level)} heading-like lines found but their numbering is not a sequence "
+            f"(e.g. {numbers}), so they are not taken for chapters"
+        )
+    return NoChaptersError(source, reason, HINT)
+
+
+# ---------------------------------------------------------------------------
+# public interface
+
+
+def detect_chapters(text: str, *, source: str = "<text>") -> list[ChapterSpan]:
+    """The chapters of a book's text, found by its dominant heading scheme.
+
+    Raises NoChaptersError (with the reason) when no chapter structure can be found.
+    """
+    lines = _Lines(text)
+    words = _WordIndex(lines)
+    candidates = _find_candidates(text, lines, words)
+    schemes = _schemes(candidates, words)
+    if not schemes or not schemes[0].valid:
+        raise _no_chapters(source, candidates, schemes)
+    dominant = schemes[0]
+    chapters = sorted(dominant.chapters + _secondary(dominant, schemes[1:]), key=lambda c: c.heading_start)
+    chapters = sorted(chapters + _specials(text, words, candidates, chapters), key=lambda c: c.heading_start)
+    return _to_spans(text, candidates, chapters)
+
+
+def _parts_before(candidates: list[_Candidate], position: int) -> list[_Candidate]:
+    """The part headings standing directly before the candidate at ``position``.
+
+    A level never directly follows itself, so a second BOOK heading on the way back
+    belongs to a contents list, not to this chapter.
+    """
+    parts: list[_Candidate] = []
+    seen: set[str] = set()
+    index = position - 1
+    while index >= 0 and candidates[index].label.kind == "part":
+        part = candidates[index]
+        if part.words_after > MAX_PART_PREAMBLE_WORDS or part.label.keyword in seen:
+            break
+        seen.add(part.label.keyword)
+        parts.insert(0, part)
+        index -= 1
+    return parts
+
+
+def _to_spans(text: str, candidates: list[_Candidate], chapters: list[_Candidate]) -> list[ChapterSpan]:
+    position = {id(c): i for i, c in enumerate(candidates)}
+    parts = [_parts_before(candidates, position[id(c)]) for c in chapters]
+    spans = []
+    for index, chapter in enumerate(chapters):
+        if index + 1 < len(chapters):
+            following = parts[index + 1]
+            body_end = following[0].heading_start if following else chapters[index + 1].heading_start
+        else:
+            body_end = len(text)
+        spans.append(
+            ChapterSpan(
+                heading=chapter.heading,
+                heading_start=chapter.heading_start,
+                body_start=min(chapter.body_start, body_end),
+                body_end=body_end,
+                parts=tuple(p.heading for p in parts[index]),
+            )
+        )
+    return spans
+
+
+def split_by_pattern(text: str, pattern: str, *, source: str = "<text>") -> list[ChapterSpan]:
+    """Chapters start at each line where the user's regex matches (re.MULTILINE)."""
+    try:
+        regex = re.compile(pattern, re.MULTILINE)
+    except re.error as exc:
+        raise BadInputError(source, f"invalid heading pattern {pattern!r} ({exc})", "fix the regex") from None
+    starts: list[int] = []
+    for match in regex.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if not starts or line_start > starts[-1]:
+            starts.append(line_start)
+    if len(starts) < 2:
+        found = "never matches" if not starts else "matches only once"
+        raise NoChaptersError(
+            source, f"the heading pattern {pattern!r} {found}", "check the regex against a heading line"
+        )
+    spans = []
+    for index, start in enumerate(starts):
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        body_end = starts[index + 1] if index + 1 < len(starts) else len(text)
+        body_start = min(line_end + 1, body_end)
+        spans.append(ChapterSpan(" ".join(text[start:line_end].split()), start, body_start, body_end))
+    return spans
+
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def spans_to_chapters(text: str, spans: list[ChapterSpan]) -> tuple[Chapter, ...]:
+    """Chapters (heading, body without the heading, parts) for the spans of ``text``."""
+    chapters = []
+    for span in spans:
+        body = _LEADING_BLANK_LINES.sub("", text[span.body_start : span.body_end]).rstrip()
+        chapters.append(Chapter(heading=span.heading, text=body, parts=span.parts))
+    return tuple(chapters)

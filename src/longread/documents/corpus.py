@@ -1,0 +1,102 @@
+"""Read whole folders and archives of books as a stream, in parallel worker processes.
+
+Work is handed out one source at a time and results come back in input order
+(``imap``), so output is deterministic whatever the number of workers, and memory
+holds only the sources in flight, never the corpus.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from longread.documents.book import Book
+from longread.documents.reader import ReadOptions, read_bytes_source, read_path
+from longread.documents.sources import Source, iter_sources
+from longread.errors import BadInputError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BookOutcome(Generic[T]):
+    """What one book gave: a result, or the reason it was skipped."""
+
+    label: str
+    book_id: str | None
+    result: T | None = None
+    error: BadInputError | None = None
+
+
+def read_source(source: Source, options: ReadOptions = ReadOptions()) -> Iterator[Book | BadInputError]:
+    if source.path is not None:
+        return read_path(source.path, options)
+    assert source.data is not None
+    return read_bytes_source(source.label, source.data, options)
+
+
+@dataclass(frozen=True)
+class _Job(Generic[T]):
+    per_book: Callable[[Book], T]
+    options: ReadOptions
+
+    def __call__(self, source: Source) -> list[BookOutcome[T]]:
+        outcomes: list[BookOutcome[T]] = []
+        try:
+            for item in read_source(source, self.options):
+                if isinstance(item, BadInputError):
+                    outcomes.append(BookOutcome(label=source.label, book_id=None, error=item))
+                    continue
+                try:
+                    outcomes.append(BookOutcome(source.label, item.id, result=self.per_book(item)))
+                except BadInputError as exc:
+                    outcomes.append(BookOutcome(source.label, item.id, error=exc))
+        except BadInputError as exc:
+            outcomes.append(BookOutcome(label=source.label, book_id=None, error=exc))
+        return outcomes
+
+
+def map_books(
+    paths: Iterable[str | Path],
+    per_book: Callable[[Book], T],
+    *,
+    options: ReadOptions = ReadOptions(),
+    workers: int = 1,
+) -> Iterator[BookOutcome[T]]:
+    """Apply ``per_book`` to every book under ``paths``; one outcome per book, in input order.
+
+    ``per_book`` runs in the worker processes (it must be picklable: a module-level
+    function or a ``functools.partial`` of one); a ``BadInputError`` it raises
+    skips that book only.
+    """
+    job: _Job[T] = _Job(per_book, options)
+    sources = iter_sources(paths)
+    if workers <= 1:
+        for source in sources:
+            yield from job(source)
+        return
+    # Each worker runs one tokenizer thread: the parallelism is across books.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with context.Pool(processes=workers) as pool:
+        for outcomes in pool.imap(job, sources, chunksize=1):
+            yield from outcomes
+
+
+def iter_books(
+    paths: Iterable[str | Path], *, options: ReadOptions = ReadOptions(), workers: int = 1
+) -> Iterator[Book | BadInputError]:
+    """Every book under ``paths`` (files, folders, tar/zip archives), or the error that skipped it."""
+    for outcome in map_books(paths, _identity, options=options, workers=workers):
+        if outcome.error is not None:
+            yield outcome.error
+        elif outcome.result is not None:
+            yield outcome.result
+
+
+def _identity(book: Book) -> Book:
+    return book

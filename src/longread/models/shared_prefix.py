@@ -1,0 +1,254 @@
+"""Score many continuations of one long context at the cost of reading the context once.
+
+The context (minus its last token) is prefilled in chunks through the decoder
+WITHOUT the output layer, so no vocabulary logits exist at prefix positions.
+Each continuation is then fed as ``[last context token] + continuation[:-1]``
+on top of the prefix keys/values: the logits at the last context position (the
+one that scores the first continuation token) and at the continuation positions
+are the only logits ever computed. The prefix keys/values are shared by the
+whole batch as a read-only view — never copied per row, never mutated — so
+sub-batches reuse them and the memory stays near one forward over the prefix.
+
+``score_group_naive`` is the baseline every harness uses: one full forward per
+context + continuation. Both take the same token sequences.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel
+from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
+
+from longread.models.requests import Progress
+
+DEFAULT_TOKEN_BUDGET = 1024
+"""Most continuation tokens in one batched forward (bounds the [batch, tokens, vocab] logits)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TokenScore:
+    logprob: float
+    is_greedy: bool
+
+
+class _ReadOnlyPrefixLayer(DynamicLayer):
+    """One layer's prefix keys/values (batch 1) seen by a batch of continuations.
+
+    ``update`` returns prefix + new states for attention but stores nothing, so
+    the prefix survives every forward unchanged and only one layer's expanded
+    keys exist at a time.
+    """
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        super().__init__()
+        self.lazy_initialization(keys, values)
+        self.keys = keys
+        self.values = values
+
+    def update(
+        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        assert self.keys is not None and self.values is not None
+        batch = key_states.shape[0]
+        keys = torch.cat([self.keys.expand(batch, -1, -1, -1), key_states], dim=-2)
+        values = torch.cat([self.values.expand(batch, -1, -1, -1), value_states], dim=-2)
+        return keys, values
+
+
+class PrefixState:
+    """The prefilled cache of a context and how to hand it to a batch of continuations."""
+
+    def __init__(self, cache: DynamicCache, length: int) -> None:
+        self.cache = cache
+        self.length = length
+        # Sliding-window and other special layers keep their own bookkeeping; only plain
+        # full-attention layers can be shared as a view. Others fall back to a copied cache.
+        self._shareable = all(type(layer) is DynamicLayer for layer in cache.layers)
+
+    def for_batch(self, batch: int) -> Cache | None:
+        if self.length == 0:
+            return None
+        if self._shareable:
+            layers: list[Any] = []
+            for layer in self.cache.layers:
+                assert isinstance(layer, DynamicLayer) and layer.keys is not None and layer.values is not None
+                layers.append(_ReadOnlyPrefixLayer(layer.keys, layer.values))
+            return Cache(layers=layers)
+        copied = copy.deepcopy(self.cache)
+        if batch > 1:
+            copied.batch_repeat_interleave(batch)
+        return copied
+
+    def growable_copy(self) -> DynamicCache:
+        """A private cache that later forwards may extend (for long continuations and generation)."""
+        return copy.deepcopy(self.cache)
+
+
+def _device(model: PreTrainedModel) -> torch.device:
+    return next(model.parameters()).device
+
+
+@torch.inference_mode()
+def prefill(
+    model: PreTrainedModel, ids: Sequence[int], chunk: int, progress: Progress | None = None
+) -> PrefixState:
+    """Run ``ids`` through the decoder without the output layer, ``chunk`` tokens at a time."""
+    if chunk < 1:
+        raise ValueError(f"prefill chunk must be at least 1, got {chunk}")
+    cache = DynamicCache(config=model.config)
+    decoder = model.base_model
+    device = _device(model)
+    for start in range(0, len(ids), chunk):
+        piece = torch.tensor([list(ids[start : start + chunk])], dtype=torch.long, device=device)
+        decoder(input_ids=piece, past_key_values=cache, use_cache=True)
+        if progress is not None:
+            progress(piece.shape[1])
+    return PrefixState(cache, len(ids))
+
+
+def _gather_scores(logits: torch.Tensor, targets: Sequence[int]) -> tuple[float, bool]:
+    """Log-probability sum and greedy flag of ``targets`` under ``logits`` [n, vocab]."""
+    target = torch.tensor(list(targets), dtype=torch.long, device=logits.device)
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+    picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+    greedy = bool((logprobs.argmax(dim=-1) == target).all())
+    return float(picked.double().sum()), greedy
+
+
+def _score_batch(
+    model: PreTrainedModel, prefix: PrefixState, last_token: int, continuations: Sequence[Sequence[int]]
+) -> list[TokenScore]:
+    """One forward for a right-padded batch of continuations on top of the shared prefix."""
+    device = _device(model)
+    batch = len(continuations)
+    width = max(len(c) for c in continuations)
+    input_ids = torch.full((batch, width), last_token, dtype=torch.long, device=device)
+    attention_mask = torch.zeros((batch, prefix.length + width), dtype=torch.long, device=device)
+    attention_mask[:, : prefix.length] = 1
+    for row, continuation in enumerate(continuations):
+        fed = [last_token, *continuation[:-1]]
+        input_ids[row, : len(fed)] = torch.tensor(fed, dtype=torch.long)
+        attention_mask[row, prefix.length : prefix.length + len(fed)] = 1
+    position_ids = (
+        torch.arange(prefix.length, prefix.length + width, device=device).unsqueeze(0).expand(batch, -1)
+    )
+    cache = prefix.for_batch(batch)
+    logits = model(
+        input_ids=input_ids,
+        attention_mask=attention_mask,
+        position_ids=position_ids,
+        past_key_values=cache,
+        use_cache=cache is not None,
+    ).logits
+    scores = []
+    for row, continuation in enumerate(continuations):
+        logprob, greedy = _gather_scores(logits[row, : len(continuation)], continuation)
+        scores.append(TokenScore(logprob, greedy))
+    return scores
+
+
+def _score_long(
+    model: PreTrainedModel, prefix: PrefixState, last_token: int, continuation: Sequence[int], chunk: int
+) -> TokenScore:
+    """A continuation too long for one forward: fed in chunks on a private copy of the prefix cache."""
+    device = _device(model)
+    cache = prefix.growable_copy()
+    fed = [last_token, *continuation[:-1]]
+    total = 0.0
+    greedy = True
+    for start in range(0, len(fed), chunk):
+        piece = torch.tensor([fed[start : start + chunk]], dtype=torch.long, device=device)
+        logits = model(input_ids=piece, past_key_values=cache, use_cache=True).logits[0]
+        logprob, piece_greedy = _gather_scores(logits, continuation[start : start + chunk])
+        total += logprob
+        greedy = greedy and piece_greedy
+    return TokenScore(total, greedy)
+
+
+def _sub_batches(lengths: Sequence[int], batch_size: int, token_budget: int) -> list[list[int]]:
+    """Longest first; groups of at most ``batch_size`` rows and ``token_budget`` padded tokens."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    groups: list[list[int]] = []
+    for index in order:
+        current = groups[-1] if groups else None
+        # Sorted longest first, so the group's first member sets its padded width.
+        if (
+            current is not None
+            and len(current) < batch_size
+            and (len(current) + 1) * lengths[current[0]] <= token_budget
+        ):
+            current.append(index)
+        else:
+            groups.append([index])
+    return groups
+
+
+@torch.inference_mode()
+def score_group_shared(
+    model: PreTrainedModel,
+    context: Sequence[int],
+    continuations: Sequence[Sequence[int]],
+    *,
+    prefill_chunk: int = 512,
+    batch_size: int = 8,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+    progress: Progress | None = None,
+) -> list[TokenScore]:
+    """Log P(continuation | context) for every continuation, reading the context once."""
+    if not context:
+        raise ValueError(
+            "the context needs at least one token (lm-eval uses the prefix token for an empty one)"
+        )
+    if any(len(c) == 0 for c in continuations):
+        raise ValueError("every continuation needs at least one token")
+    prefix = prefill(model, context[:-1], prefill_chunk, progress)
+    last_token = context[-1]
+    lengths = [len(c) for c in continuations]
+    scores: dict[int, TokenScore] = {}
+    long_ones = [i for i, n in enumerate(lengths) if n > token_budget]
+    for index in long_ones:
+        scores[index] = _score_long(model, prefix, last_token, continuations[index], max(prefill_chunk, 1))
+        if progress is not None:
+            progress(lengths[index])
+    short = [i for i in range(len(continuations)) if i not in scores]
+    for group in _sub_batches([lengths[i] for i in short], batch_size, token_budget):
+        members = [short[g] for g in group]
+        for index, score in zip(
+            members, _score_batch(model, prefix, last_token, [continuations[i] for i in members]), strict=True
+        ):
+            scores[index] = score
+        if progress is not None:
+            progress(sum(lengths[i] for i in members))
+    return [scores[i] for i in range(len(continuations))]
+
+
+@torch.inference_mode()
+def score_group_naive(
+    model: PreTrainedModel,
+    context: Sequence[int],
+    continuations: Sequence[Sequence[int]],
+    *,
+    progress: Progress | None = None,
+) -> list[TokenScore]:
+    """The harness baseline: one full forward (vocabulary logits at every position) per continuation."""
+    if not context:
+        raise ValueError(
+            "the context needs at least one token (lm-eval uses the prefix token for an empty one)"
+        )
+    device = _device(model)
+    scores = []
+    for continuation in continuations:
+        if not continuation:
+            raise ValueError("every continuation needs at least one token")
+        ids = torch.tensor([[*context, *continuation[:-1]]], dtype=torch.long, device=device)
+        logits = model(input_ids=ids, use_cache=False).logits[0]
+        logprob, greedy = _gather_scores(logits[len(context) - 1 :], continuation)
+        scores.append(TokenScore(logprob, greedy))
+        if progress is not None:
+            progress(ids.shape[1])
+    return scores

@@ -1,0 +1,152 @@
+"""What a run is: the model, task, data and settings that define its results, and their hash.
+
+The config is split by meaning rather than by a list of exceptions: ``task``,
+``model``, ``data.sha256`` and ``settings`` define the results and go into
+``config_hash``; ``data.path``, ``code`` and ``runtime`` (limit, batch size,
+device …) are recorded but do not, so a run can be resumed after the data file
+moved, after a bug fix elsewhere in the code, or with a larger ``limit`` to
+extend it. Resuming with another model, other data or other settings is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+import longread
+
+RUN_CONFIG_SCHEMA_VERSION = 1
+_HASH_CHUNK_BYTES = 1 << 20
+
+
+class DataRef(BaseModel):
+    """The data file a run reads; only its content (``sha256``) defines results."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    sha256: str
+
+
+class CodeVersion(BaseModel):
+    """Which code made the run (recorded, not hashed)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    git_commit: str | None = None
+
+
+class RunConfig(BaseModel):
+    """Everything needed to say what a run is and whether it may be resumed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = RUN_CONFIG_SCHEMA_VERSION
+    task: str
+    model: dict[str, Any]
+    data: DataRef
+    code: CodeVersion
+    # Define results: prefix lengths, number of candidates, seed, truncation policy …
+    settings: dict[str, Any] = {}
+    # Do not define results: limit, batch size, device, number of workers …
+    runtime: dict[str, Any] = {}
+
+    def result_defining(self) -> dict[str, Any]:
+        """The parts of the config that ``config_hash`` covers, as plain JSON values."""
+        parts = {
+            "schema_version": self.schema_version,
+            "task": self.task,
+            "model": self.model,
+            "data": {"sha256": self.data.sha256},
+            "settings": self.settings,
+        }
+        # A JSON round trip makes tuples lists, so a config hashes the same before and after storing.
+        plain: dict[str, Any] = json.loads(canonical_json(parts))
+        return plain
+
+    @property
+    def config_hash(self) -> str:
+        return hashlib.sha256(canonical_json(self.result_defining()).encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: object) -> str:
+    """One text per value: sorted keys, no spaces, no NaN (which has no JSON spelling)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def config_differences(old: RunConfig, new: RunConfig) -> dict[str, tuple[object, object]]:
+    """The result-defining keys (dotted paths) whose values differ, with (old, new) values."""
+    flat_old = _flatten(old.result_defining())
+    flat_new = _flatten(new.result_defining())
+    missing = object()
+    differences: dict[str, tuple[object, object]] = {}
+    for key in sorted(flat_old.keys() | flat_new.keys()):
+        before, after = flat_old.get(key, missing), flat_new.get(key, missing)
+        if before != after:
+            differences[key] = (
+                "<absent>" if before is missing else before,
+                "<absent>" if after is missing else after,
+            )
+    return differences
+
+
+def _flatten(value: Mapping[str, Any], prefix: str = "") -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for key, item in value.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(item, Mapping) and item:
+            flat.update(_flatten(item, dotted + "."))
+        else:
+            flat[dotted] = item
+    return flat
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK_BYTES):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def current_git_commit() -> str | None:
+    """The commit of the checkout longread runs from, or None (installed package, no git)."""
+    package_dir = Path(longread.__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(package_dir), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
+
+
+def make_run_config(
+    *,
+    task: str,
+    model: Mapping[str, Any],
+    data_path: str | Path,
+    settings: Mapping[str, Any] | None = None,
+    runtime: Mapping[str, Any] | None = None,
+) -> RunConfig:
+    """A config for a new run: hashes the data file and records the code version."""
+    return RunConfig(
+        task=task,
+        model=dict(model),
+        data=DataRef(path=str(data_path), sha256=file_sha256(data_path)),
+        code=CodeVersion(version=longread.__version__, git_commit=current_git_commit()),
+        settings=dict(settings or {}),
+        runtime=dict(runtime or {}),
+    )

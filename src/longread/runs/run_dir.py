@@ -1,0 +1,319 @@
+"""A run directory: the config, an append-only per-sample log, item errors, results and timing.
+
+    RUN_DIR/
+      config.json     what the run is (model, task, data + sha256, settings) and its config_hash
+      samples.jsonl   one row per finished sample, each with a unique ``key``; append-only
+      errors.jsonl    items that failed (key, message); retried on resume
+      results.json    the evaluator's summary + run facts; deterministic
+      timing.json     wall time and throughput, accumulated over resumed sessions
+
+Resume redoes nothing that was finished and loses nothing: ``done_keys()``
+lists the finished samples. For a resumed run to give a ``results.json``
+byte-identical to an uninterrupted one, evaluators summarise ``rows_by_key()``
+(sorted by key, not arrival order), and everything volatile (throughput, wall
+time, dates) goes to ``timing.json``, never to ``results.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from longread.files import atomic_write_text
+from longread.runs.config import RunConfig, config_differences
+from longread.runs.errors import (
+    ConfigMismatchError,
+    RunDirError,
+    RunExistsError,
+    RunWriteError,
+    write_failure_reason,
+)
+from longread.runs.jsonl_log import JsonlLog, read_rows
+from longread.runs.timing import RunTiming, SessionTiming
+
+logger = logging.getLogger(__name__)
+
+CONFIG_FILE = "config.json"
+SAMPLES_FILE = "samples.jsonl"
+ERRORS_FILE = "errors.jsonl"
+RESULTS_FILE = "results.json"
+TIMING_FILE = "timing.json"
+RUN_FILES = (CONFIG_FILE, SAMPLES_FILE, ERRORS_FILE, RESULTS_FILE, TIMING_FILE)
+RESULTS_SCHEMA_VERSION = 1
+# A killed session still leaves its wall time in timing.json, to within this many seconds.
+TIMING_CHECKPOINT_S = 30.0
+
+
+class StoredConfig(BaseModel):
+    """The content of ``config.json``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    config_hash: str
+    created_at: str
+    config: RunConfig
+
+
+@dataclass(frozen=True)
+class ItemError:
+    key: str
+    message: str
+
+
+class RunDir:
+    """An open run directory; make one with :meth:`RunDir.create` and close it (or use ``with``)."""
+
+    def __init__(self, path: Path, config: RunConfig, *, resumed: bool) -> None:
+        self.path = path
+        self.config = config
+        self.resumed = resumed
+        self._samples = JsonlLog(path / SAMPLES_FILE)
+        try:
+            self._errors = JsonlLog(path / ERRORS_FILE)
+        except BaseException:
+            self._samples.close()
+            raise
+        self.torn_tail = self._samples.torn_tail
+        self._done = {str(row["key"]) for row in self._samples.initial_rows if "key" in row}
+        self._timing = _read_timing(path / TIMING_FILE)
+        self._session = SessionTiming(
+            started_at=_now(),
+            code_version=config.code.version,
+            git_commit=config.code.git_commit,
+            runtime=config.runtime,
+        )
+        self._timing.sessions.append(self._session)
+        self._session_start = time.monotonic()
+        self._last_checkpoint = self._session_start
+
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        config: RunConfig | Mapping[str, Any],
+        *,
+        resume: bool,
+        overwrite: bool = False,
+    ) -> RunDir:
+        """Start a run in ``path``, or continue the one there.
+
+        An existing run is continued only with ``resume`` and only if its
+        result-defining config (model, task, data content, settings) is the
+        same; otherwise the differing keys are named. ``overwrite`` deletes the
+        run files there and starts afresh. ``resume`` on a directory without a
+        run simply starts one, so ``--resume`` is always safe to pass.
+        """
+        path = Path(path)
+        run_config = config if isinstance(config, RunConfig) else RunConfig.model_validate(dict(config))
+        if resume and overwrite:
+            raise RunDirError(path, "both resume and overwrite were asked for", "choose one")
+        config_path = path / CONFIG_FILE
+        if path.exists() and not path.is_dir():
+            raise RunDirError(path, "is a file, not a run directory", "give a directory path")
+        if config_path.exists():
+            if overwrite:
+                _delete_run_files(path)
+            elif resume:
+                stored = _read_config(config_path)
+                _check_same_results(path, stored, run_config)
+                return cls(path, run_config, resumed=True)
+            else:
+                raise RunExistsError(
+                    path,
+                    "already holds a run",
+                    "pass --resume to continue it, --overwrite to start over, or choose another directory",
+                )
+        elif path.exists() and any(path.iterdir()):
+            raise RunDirError(
+                path,
+                "is not empty and holds no longread run (no config.json)",
+                "choose a new or empty directory",
+            )
+        stored = StoredConfig(config_hash=run_config.config_hash, created_at=_now(), config=run_config)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(config_path, _pretty_json(stored.model_dump(mode="json")))
+        except OSError as exc:
+            raise RunWriteError(config_path, write_failure_reason(exc), 0) from exc
+        return cls(path, run_config, resumed=False)
+
+    # -- samples -------------------------------------------------------------------------
+
+    def done_keys(self) -> set[str]:
+        """Keys of the samples already finished (in this session or an earlier one)."""
+        return set(self._done)
+
+    def append(self, row: Mapping[str, Any], *, tokens: int = 0) -> None:
+        """Store one finished sample durably; ``tokens`` (model tokens it took) feeds tokens/s.
+
+        Raises :class:`RunWriteError` when the disk is full or a write fails;
+        the rows finished before stay intact.
+        """
+        key = row.get("key")
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"a sample row needs a non-empty string 'key'; got {key!r}")
+        self._samples.append(dict(row), stored=len(self._done))
+        self._done.add(key)
+        self._session.samples += 1
+        self._session.tokens += tokens
+        if time.monotonic() - self._last_checkpoint >= TIMING_CHECKPOINT_S:
+            self._write_timing()
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Stored rows, one per key (the last written wins), in the order keys first appeared."""
+        return read_samples(self.path)
+
+    def rows_by_key(self) -> list[dict[str, Any]]:
+        """Stored rows sorted by key: summarise these, so results do not depend on arrival order."""
+        return sorted(self.rows(), key=lambda row: str(row["key"]))
+
+    # -- item errors ---------------------------------------------------------------------
+
+    def append_error(self, key: str, message: str) -> None:
+        """Record that an item failed; the run goes on and the item is retried on resume."""
+        self._errors.append({"key": key, "message": message}, stored=len(self._done))
+
+    def errors(self) -> list[ItemError]:
+        """Failed items not finished since, sorted by key (the latest message per key)."""
+        latest: dict[str, str] = {}
+        for row in read_rows(self.path / ERRORS_FILE)[0]:
+            latest[str(row.get("key"))] = str(row.get("message", ""))
+        return [ItemError(key, message) for key, message in sorted(latest.items()) if key not in self._done]
+
+    # -- results and timing --------------------------------------------------------------
+
+    def write_results(self, results: Mapping[str, Any]) -> Path:
+        """Write ``results.json`` atomically: ``results`` plus a ``run`` section of facts.
+
+        The file is deterministic (sorted keys, NaN/inf written as null, no
+        times), so compute ``results`` from :meth:`rows_by_key`. Timing goes to
+        ``timing.json``, written alongside.
+        """
+        if "run" in results:
+            raise ValueError("results may not have a top-level 'run' key; RunDir fills it in")
+        errors = self.errors()
+        facts = {
+            "schema_version": RESULTS_SCHEMA_VERSION,
+            "config_hash": self.config.config_hash,
+            "samples": len(self._done),
+            "errors": len(errors),
+            "error_keys": [error.key for error in errors],
+        }
+        target = self.path / RESULTS_FILE
+        self._write_file(target, _pretty_json(_json_safe({**results, "run": facts})))
+        self._write_timing()
+        return target
+
+    def timing(self) -> RunTiming:
+        self._session.wall_time_s = round(time.monotonic() - self._session_start, 3)
+        return self._timing
+
+    def _write_timing(self) -> None:
+        self._last_checkpoint = time.monotonic()
+        self._write_file(self.path / TIMING_FILE, _pretty_json(self.timing().to_json_dict()))
+
+    def _write_file(self, path: Path, text: str) -> None:
+        try:
+            atomic_write_text(path, text)
+        except OSError as exc:
+            raise RunWriteError(path, write_failure_reason(exc), len(self._done)) from exc
+
+    def close(self) -> None:
+        """Write the final timing and release the run directory."""
+        try:
+            self._write_timing()
+        finally:
+            self._samples.close()
+            self._errors.close()
+
+    def __enter__(self) -> RunDir:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def read_samples(run_dir: Path) -> list[dict[str, Any]]:
+    """The sample rows of a run directory (open or not): one per key, the last written wins."""
+    by_key: dict[str, dict[str, Any]] = {}
+    for row in read_rows(run_dir / SAMPLES_FILE)[0]:
+        by_key[str(row.get("key"))] = row
+    return list(by_key.values())
+
+
+def _read_config(config_path: Path) -> StoredConfig:
+    try:
+        return StoredConfig.model_validate_json(config_path.read_bytes())
+    except ValidationError as exc:
+        raise RunDirError(
+            config_path, f"is not a valid run config ({exc.error_count()} problems: {exc.errors()[0]['msg']})"
+        ) from None
+
+
+def _check_same_results(path: Path, stored: StoredConfig, new: RunConfig) -> None:
+    differences = config_differences(stored.config, new)
+    if not differences and stored.config_hash != new.config_hash:
+        differences = {"config_hash": (stored.config_hash, new.config_hash)}
+    if differences:
+        raise ConfigMismatchError(path, differences)
+    if stored.config.code != new.code:
+        logger.warning(
+            "%s: resuming a run made by longread %s (commit %s) with %s (commit %s)",
+            path,
+            stored.config.code.version,
+            stored.config.code.git_commit,
+            new.code.version,
+            new.code.git_commit,
+        )
+
+
+def _delete_run_files(path: Path) -> None:
+    """Remove the run files (only those: other files in the directory are the user's)."""
+    # Taking the lock first refuses to delete a run another process is still writing.
+    JsonlLog(path / SAMPLES_FILE).close()
+    for name in RUN_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path / name)
+
+
+def _read_timing(timing_path: Path) -> RunTiming:
+    if not timing_path.exists():
+        return RunTiming()
+    try:
+        return RunTiming.model_validate_json(timing_path.read_bytes())
+    except ValidationError:
+        logger.warning("%s: unreadable, starting the timing afresh", timing_path)
+        return RunTiming()
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinities become null: they have no JSON spelling that other tools accept."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _pretty_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

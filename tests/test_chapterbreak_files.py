@@ -1,0 +1,151 @@
+"""ChapterBreak files: the official layout both ways, the CLI, bad input, atomic output."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+from longread.benchmarks.chapterbreak.io import load_instances, write_instances
+from longread.benchmarks.chapterbreak.official import read_official, to_official, write_official
+from longread.cli import app
+from longread.errors import BadInputError
+from longread.files import atomic_write_text, atomic_writer
+from tests.helpers import gutenberg_book, needs_shared, synthetic_book
+
+runner = CliRunner()
+
+
+def test_longread_to_official_and_back_keeps_every_instance(tmp_path: Path) -> None:
+    instances = build_book(synthetic_book(12), BuildOptions(prefix_tokens=256)).instances
+    write_official(instances, tmp_path / "official.json")
+    back = read_official(tmp_path / "official.json")
+    assert [(x.prefix, x.gold, x.negatives, x.split, x.book_id) for x in back] == [
+        (x.prefix, x.gold, x.negatives, x.split, x.book_id) for x in instances
+    ]
+    assert back[0].prefix_tokens == instances[0].prefix_tokens
+
+
+texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["pg19", "ao3"]),
+        st.dictionaries(
+            st.text(alphabet="abc123", min_size=1, max_size=5),
+            st.lists(st.fixed_dictionaries({"ctx": texts, "pos": texts, "negs": st.lists(texts, max_size=5)}), max_size=3),
+            max_size=3,
+        ),
+        min_size=1,
+    )
+)
+def test_official_to_longread_and_back_is_identity(tmp_path_factory: pytest.TempPathFactory, layout: dict) -> None:  # type: ignore[type-arg]
+    folder = tmp_path_factory.mktemp("official")
+    source = folder / "ctx.json"
+    source.write_text(json.dumps(layout), encoding="utf-8")
+    ours = folder / "ours.jsonl"
+    write_instances(read_official(source), ours)
+    expected = {split: works for split, works in layout.items() if any(works.values())}
+    expected = {s: {w: ex for w, ex in works.items() if ex} for s, works in expected.items()}
+    assert to_official(load_instances(ours)) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"pg19": {"1": [{"ctx": "a", "pos": "b"}]}}', "lacks negs"),
+        ('{"pg19": {"1": [{"ctx": "a", "pos": "b", "negs": ', "not valid JSON"),
+        ('{"train": []}', "expected an object with 'pg19'"),
+        ('{"pg19": {"1": [{"ctx": 3, "pos": "b", "negs": []}]}}', "must be strings"),
+    ],
+)
+def test_malformed_official_files_name_the_file_and_problem(tmp_path: Path, content: str, problem: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(BadInputError) as info:
+        read_official(path)
+    assert problem in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_wrong_schema_file_is_refused_with_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"id": "a"}\n')
+    with pytest.raises(BadInputError, match=r"x.jsonl, line 1: not a ChapterBreak instance"):
+        load_instances(path)
+
+
+def test_atomic_writer_leaves_old_file_when_interrupted(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    atomic_write_text(target, "old\n")
+    with pytest.raises(RuntimeError), atomic_writer(target) as fh:
+        fh.write("half")
+        raise RuntimeError("crash")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+@needs_shared
+def test_build_cli_skips_bad_books_reports_them_and_strict_fails(tmp_path: Path) -> None:
+    corpus = tmp_path / "books"
+    corpus.mkdir()
+    (corpus / "empty.txt").write_text("")
+    (corpus / "binary.txt").write_bytes(b"\x00\x01\x02" * 100)
+    (corpus / "latin.txt").write_bytes("caf\xe9 ".encode("latin-1") * 50)
+    (corpus / "nochapters.txt").write_text("Just some prose without any heading at all.\n\n" * 200)
+    (corpus / "pg84.txt.gz").write_bytes(gutenberg_book(84).read_bytes())
+    out = tmp_path / "cb.jsonl"
+    result = runner.invoke(app, ["build", "chapterbreak", "--books", str(corpus), "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "skipped books (4)" in result.output
+    for name, reason in [
+        ("empty.txt", "empty"),
+        ("binary.txt", "binary"),
+        ("latin.txt", "not valid UTF-8"),
+        ("nochapters.txt", "chapter"),
+    ]:
+        line = next(line for line in result.output.splitlines() if name in line)
+        assert reason in line, line
+    assert out.exists() and load_instances(out)
+
+    strict_out = tmp_path / "strict.jsonl"
+    result = runner.invoke(
+        app, ["build", "chapterbreak", "--books", str(corpus), "--out", str(strict_out), "--strict", "--quiet"]
+    )
+    assert result.exit_code == 2
+    assert "--strict" in result.output
+    assert not strict_out.exists()
+
+
+@needs_shared
+def test_stats_and_convert_cli(tmp_path: Path) -> None:
+    out = tmp_path / "cb.jsonl"
+    result = runner.invoke(
+        app,
+        ["build", "chapterbreak", "--books", str(gutenberg_book(84)), "--out", str(out), "--quiet", "--workers", "1"],
+    )
+    assert result.exit_code == 0, result.output
+    stats = runner.invoke(app, ["stats", str(out)])
+    assert stats.exit_code == 0, stats.output
+    assert "| works | 1 |" in stats.output
+    assert "examples: chapter" in stats.output
+    official = tmp_path / "official.json"
+    assert runner.invoke(app, ["convert", "chapterbreak", str(out), "--to", "official", "--out", str(official)]).exit_code == 0
+    back = tmp_path / "back.jsonl"
+    assert runner.invoke(app, ["convert", "chapterbreak", str(official), "--to", "longread", "--out", str(back)]).exit_code == 0
+    assert [x.gold for x in load_instances(back)] == [x.gold for x in load_instances(out)]
+
+
+def test_compressed_official_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.json.gz"
+    with gzip.open(path, "wt") as fh:
+        json.dump({"ao3": {"w": [{"ctx": "c", "pos": "p", "negs": ["n"]}]}}, fh)
+    assert read_official(path)[0].split == "ao3"

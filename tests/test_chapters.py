@@ -1,0 +1,213 @@
+"""Chapter detection on tiny texts of each heading style, and on real Gutenberg books."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from longread.documents.chapters import ChapterSpan, detect_chapters, spans_to_chapters, split_by_pattern
+from longread.errors import BadInputError, NoChaptersError
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gutenberg"
+needs_corpus = pytest.mark.skipif(
+    not CORPUS.is_dir(), reason=f"shared Gutenberg corpus not found at {CORPUS}"
+)
+
+PROSE = (
+    "The rain came down on the harbour all night, and the ships rocked at their moorings while the\n"
+    "keeper walked the long pier with his lamp, counting the hulls and thinking of the morning.\n"
+)
+
+
+def book(*headings: str, between: str = PROSE) -> str:
+    return "\n\n\n".join(f"{heading}\n\n{between}" for heading in headings)
+
+
+def headings(text: str) -> list[str]:
+    return [span.heading for span in detect_chapters(text)]
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        "CHAPTER {roman}",
+        "Chapter {arabic}",
+        "CHAPTER {word}",
+        "Chapter the {ordinal}",
+        "{roman}.",
+        "{roman}. THE STORM",
+        "{arabic}. The Storm at Sea",
+        "STAVE {word}",
+        "LETTER {arabic}",
+    ],
+)
+def test_heading_styles(style: str) -> None:
+    romans, words, ordinals = (
+        ["I", "II", "III", "IV"],
+        ["ONE", "TWO", "THREE", "FOUR"],
+        ["First", "Second", "Third", "Fourth"],
+    )
+    lines = [
+        style.format(roman=r, arabic=i + 1, word=w, ordinal=o)
+        for i, (r, w, o) in enumerate(zip(romans, words, ordinals, strict=True))
+    ]
+    assert headings("Title page\n\n\n" + book(*lines)) == lines
+
+
+def test_title_on_the_next_line_joins_the_heading() -> None:
+    text = book("CHAPTER I\n\nIn Which the Reader Is Introduced", "CHAPTER II\n\nA Progress", "CHAPTER III")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [
+        "CHAPTER I In Which the Reader Is Introduced",
+        "CHAPTER II A Progress",
+        "CHAPTER III",
+    ]
+    assert text[spans[0].body_start :].startswith("The rain came down")
+
+
+def test_spans_cover_the_text_in_order() -> None:
+    text = book("CHAPTER I", "CHAPTER II", "CHAPTER III")
+    spans = detect_chapters(text)
+    assert all(a.body_end <= b.heading_start for a, b in itertools.pairwise(spans))
+    assert spans[-1].body_end == len(text)
+    assert all(s.heading_start < s.body_start <= s.body_end for s in spans)
+
+
+def test_contents_list_is_not_taken_for_chapters() -> None:
+    contents = "CONTENTS\n\nCHAPTER I\n\nCHAPTER II\n\nCHAPTER III\n\n\nPREFACE\n\n" + PROSE * 3
+    text = contents + "\n\n\n" + book("CHAPTER I", "CHAPTER II", "CHAPTER III")
+    spans = detect_chapters(text)
+    assert len(spans) == 3
+    assert spans[0].heading_start > text.index("PREFACE")
+
+
+def test_single_spaced_contents_list_is_skipped() -> None:
+    contents = "CONTENTS\n\nI. The Storm\nII. The Calm\nIII. The Shore\n\n\n"
+    text = contents + book("I. The Storm", "II. The Calm", "III. The Shore")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["I. The Storm", "II. The Calm", "III. The Shore"]
+    assert spans[0].heading_start > len(contents) - 5
+
+
+def test_book_and_part_headings_become_parts() -> None:
+    text = book("BOOK ONE\n\n\nCHAPTER I", "CHAPTER II", "BOOK TWO\n\n\nCHAPTER III", "CHAPTER IV")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["CHAPTER I", "CHAPTER II", "CHAPTER III", "CHAPTER IV"]
+    assert [s.parts for s in spans] == [("BOOK ONE",), (), ("BOOK TWO",), ()]
+    # The part heading belongs to the text before its chapter, not to the previous chapter's body.
+    assert "BOOK TWO" not in text[spans[1].body_start : spans[1].body_end]
+
+
+def test_numbering_restarts_in_each_part() -> None:
+    text = book("PART I\n\nI.", "II.", "PART II\n\nI.", "II.", "III.")
+    assert len(detect_chapters(text)) == 5
+
+
+def test_sections_inside_chapters_are_not_chapters() -> None:
+    text = book("CHAPTER I", "II", "III", "CHAPTER II", "II", "CHAPTER III", "II", "III")
+    assert headings(text) == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+
+
+def test_prologue_and_epilogue_are_units() -> None:
+    text = book("PROLOGUE", "CHAPTER I", "CHAPTER II", "EPILOGUE")
+    assert headings(text) == ["PROLOGUE", "CHAPTER I", "CHAPTER II", "EPILOGUE"]
+
+
+def test_prose_lines_starting_like_numbers_are_not_headings() -> None:
+    text = book("I.", "II.", "III.", between=PROSE + "\nI was wonderful.\n\n" + PROSE)
+    assert headings(text) == ["I.", "II.", "III."]
+
+
+def test_no_chapters_raises_with_reason() -> None:
+    with pytest.raises(NoChaptersError, match="no chapter headings found") as info:
+        detect_chapters(PROSE * 20, source="story.txt")
+    assert info.value.path == "story.txt"
+    assert info.value.hint
+
+
+def test_a_lone_heading_is_not_a_chapter_structure() -> None:
+    with pytest.raises(NoChaptersError, match="only one chapter heading"):
+        detect_chapters(book("CHAPTER I"))
+
+
+def test_only_a_contents_list_raises() -> None:
+    text = "CONTENTS\n\nCHAPTER I\n\nCHAPTER II\n\nCHAPTER III\n\nCHAPTER IV\n"
+    with pytest.raises(NoChaptersError, match="contents list"):
+        detect_chapters(text)
+
+
+def test_unordered_numbers_are_not_chapters() -> None:
+    with pytest.raises(NoChaptersError, match="not a sequence"):
+        detect_chapters(book("17.", "4.", "1895.", "12."))
+
+
+def test_split_by_pattern() -> None:
+    text = "front\n== One ==\nbody one\n== Two ==\nbody two\n"
+    spans = split_by_pattern(text, r"^== ")
+    assert spans == [
+        ChapterSpan("== One ==", 6, 16, 25),
+        ChapterSpan("== Two ==", 25, 35, len(text)),
+    ]
+    chapters = spans_to_chapters(text, spans)
+    assert [(c.heading, c.text) for c in chapters] == [("== One ==", "body one"), ("== Two ==", "body two")]
+
+
+def test_split_by_pattern_needs_two_matches() -> None:
+    with pytest.raises(NoChaptersError, match="matches only once"):
+        split_by_pattern("== One ==\nbody", r"^== ")
+    with pytest.raises(NoChaptersError, match="never matches"):
+        split_by_pattern("body", r"^== ")
+    with pytest.raises(BadInputError, match="invalid heading pattern"):
+        split_by_pattern("body", r"^(")
+
+
+def test_spans_to_chapters_strips_blank_lines() -> None:
+    text = book("CHAPTER I", "CHAPTER II")
+    chapters = spans_to_chapters(text, detect_chapters(text))
+    assert chapters[0].text == PROSE.strip()
+    assert chapters[1].heading == "CHAPTER II"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                ["CHAPTER I", "II.", "PART ONE", "EPILOGUE", "", "\n", "1.", "Chapter the First"]
+            ),
+            st.text(max_size=80),
+        ),
+        max_size=30,
+    )
+)
+def test_detection_only_raises_no_chapters(pieces: list[str]) -> None:
+    text = "\n\n".join(pieces)
+    try:
+        spans = detect_chapters(text)
+    except NoChaptersError:
+        return
+    assert len(spans) >= 2
+    assert all(0 <= s.heading_start <= s.body_start <= s.body_end <= len(text) for s in spans)
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    ("book_id", "count", "first", "last"),
+    [
+        (2701, 136, "CHAPTER 1. Loomings.", "Epilogue"),
+        (98, 45, "I. The Period", "XV. The Footsteps Die Out For Ever"),
+        (84, 28, "Letter 1", "Chapter 24"),
+        (543, 39, "CHAPTER I", "CHAPTER XXXIX"),
+    ],
+)
+def test_real_books(book_id: int, count: int, first: str, last: str) -> None:
+    from longread.documents.gutenberg import read_gutenberg
+
+    chapters = read_gutenberg(CORPUS / f"pg{book_id}.txt.gz").chapters
+    assert len(chapters) == count
+    assert chapters[0].heading.startswith(first)
+    assert chapters[-1].heading.startswith(last)

@@ -1,0 +1,115 @@
+"""Reports: the markdown table carries each run's numbers; the plot is a real PNG."""
+
+from __future__ import annotations
+
+import io
+import struct
+from pathlib import Path
+
+import pytest
+
+from longread.metrics import AccuracySummary
+from longread.progress import Progress, format_duration
+from longread.report import ReportInputError, build_report, format_table, load_runs
+from longread.runs import RunDir, make_run_config
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def make_run(
+    root: Path,
+    name: str,
+    model: str,
+    correct_by_length: dict[int, int],
+    n: int = 40,
+    with_samples: bool = False,
+) -> Path:
+    data = root / "chapterbreak.jsonl"
+    data.write_text('{"id": "x"}\n', encoding="utf-8")
+    config = make_run_config(
+        task="chapterbreak",
+        model={"name": model},
+        data_path=data,
+        settings={"prefixes": list(correct_by_length)},
+    )
+    with RunDir.create(root / name, config, resume=False) as run:
+        if with_samples:
+            for length, correct in correct_by_length.items():
+                for i in range(n):
+                    run.append({"key": f"{i}@{length}", "prefix_length": length, "correct": i < correct})
+            run.write_results({"task": "chapterbreak", "model": model, "chance": 1 / 6})
+        else:
+            by_length = {
+                str(length): {
+                    **AccuracySummary.from_counts(correct, n).as_dict(),
+                    "word_perplexity": 40.0 - length / 1000,
+                    "truncated_prefix": 0,
+                    "unknown_extra": "ignored",
+                }
+                for length, correct in correct_by_length.items()
+            }
+            run.write_results(
+                {"task": "chapterbreak", "model": model, "chance": 1 / 6, "by_prefix_length": by_length}
+            )
+    return root / name
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == PNG_SIGNATURE
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_report_writes_table_and_png(tmp_path: Path) -> None:
+    lengths = [256, 512, 1024, 2048, 4096, 8192]
+    runs = [
+        make_run(tmp_path, "small", "smollm2", dict(zip(lengths, [9, 9, 10, 11, 10, 12], strict=True))),
+        make_run(tmp_path, "gpt2", "gpt2-xl", dict(zip(lengths, [8, 9, 9, 10, 10, 9], strict=True))),
+        make_run(tmp_path, "suffixlm", "suffixlm", dict(zip(lengths, [14, 16, 18, 19, 21, 22], strict=True))),
+    ]
+    files = build_report(runs, tmp_path / "report")
+
+    width, height = png_size(files.plot.read_bytes())
+    assert 800 <= width <= 2000 and 500 <= height <= 1500
+    assert files.plot.stat().st_size > 20_000
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert files.table in markdown and "accuracy_vs_prefix.png" in markdown
+    assert "chance 16.7% (1 in 6)" in markdown
+    assert "| suffixlm | 8K | 40 | 55.0 [39.8–69.3] | 31.8 | 0 |" in files.table
+    assert "| smollm2 | 256 | 40 | 22.5 [12.3–37.5] | 39.7 | 0 |" in files.table
+    assert len(files.table.splitlines()) == 2 + 3 * len(lengths)
+
+
+def test_report_from_samples_when_results_lack_the_table(tmp_path: Path) -> None:
+    run = make_run(tmp_path, "rows", "smollm2", {256: 3, 512: 5}, n=10, with_samples=True)
+    (loaded,) = load_runs([run])
+    assert loaded.by_prefix_length[512].correct == 5
+    assert "| smollm2 | 512 | 10 | 50.0 [23.7–76.3] | — |" in format_table([loaded])
+
+
+def test_same_model_twice_gets_told_apart(tmp_path: Path) -> None:
+    first = make_run(tmp_path, "seed0", "smollm2", {256: 9})
+    second = make_run(tmp_path, "seed1", "smollm2", {256: 10})
+    assert [run.label for run in load_runs([first, second])] == ["smollm2 (seed0)", "smollm2 (seed1)"]
+
+
+def test_missing_results_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ReportInputError, match=r"results\.json: not found"):
+        load_runs([tmp_path])
+
+
+def test_progress_prints_lines_when_not_a_terminal() -> None:
+    now = [0.0]
+    stream = io.StringIO()
+    with Progress(
+        total=10, desc="cb", unit="inst", initial=2, stream=stream, interval_s=5, clock=lambda: now[0]
+    ) as p:
+        for _ in range(4):
+            now[0] += 2.0
+            p.update(items=1, tokens=1000)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "cb: 5/10 inst (50.0%), 0.50 inst/s, 500 tok/s, elapsed 6s, ETA 10s"
+    assert lines[-1].startswith("cb: 6/10 inst (60.0%)")
+    assert len(lines) == 2
+    assert format_duration(3725) == "1h02m"

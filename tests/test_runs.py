@@ -1,0 +1,258 @@
+"""Run directories: resume after a kill, config checks, full disks, deterministic results."""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longread.metrics import accuracy_by
+from longread.runs import (
+    ConfigMismatchError,
+    RunConfig,
+    RunDir,
+    RunDirError,
+    RunExistsError,
+    RunWriteError,
+    make_run_config,
+)
+
+
+@pytest.fixture
+def data_file(tmp_path: Path) -> Path:
+    path = tmp_path / "instances.jsonl"
+    path.write_text('{"id": "a"}\n{"id": "b"}\n', encoding="utf-8")
+    return path
+
+
+def config_for(data_file: Path, model: str = "smollm2", **runtime: Any) -> RunConfig:
+    return make_run_config(
+        task="chapterbreak",
+        model={"name": model, "backend": "hf"},
+        data_path=data_file,
+        settings={"prefix_lengths": (256, 512), "seed": 0},
+        runtime=runtime,
+    )
+
+
+def sample(instance: str, prefix_length: int, correct: bool) -> dict[str, Any]:
+    return {"key": f"{instance}@{prefix_length}", "prefix_length": prefix_length, "correct": correct}
+
+
+def test_fresh_run_writes_config_with_hash(tmp_path: Path, data_file: Path) -> None:
+    config = config_for(data_file)
+    with RunDir.create(tmp_path / "run", config, resume=False) as run:
+        run.append(sample("a", 256, True), tokens=300)
+    stored = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert stored["config_hash"] == config.config_hash
+    assert stored["config"]["data"]["sha256"] == config.data.sha256
+    timing = json.loads((tmp_path / "run" / "timing.json").read_text())
+    assert timing["total"]["samples"] == 1
+    assert timing["total"]["tokens"] == 300
+
+
+def test_resume_after_kill_drops_torn_line_and_keeps_finished_rows(
+    tmp_path: Path, data_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file), resume=False) as run:
+        for instance in "abc":
+            run.append(sample(instance, 256, instance != "b"))
+    with (run_path / "samples.jsonl").open("ab") as fh:  # what a kill mid-write leaves
+        fh.write(b'{"key":"d@256","prefix_len')
+
+    with caplog.at_level(logging.WARNING), RunDir.create(run_path, config_for(data_file), resume=True) as run:
+        assert run.done_keys() == {"a@256", "b@256", "c@256"}
+        assert run.torn_tail is not None and run.torn_tail.dropped_bytes == len(b'{"key":"d@256","prefix_len')
+        run.append(sample("d", 256, True))
+        assert [row["key"] for row in run.rows()] == ["a@256", "b@256", "c@256", "d@256"]
+    assert "torn" in caplog.text
+    lines = (run_path / "samples.jsonl").read_bytes().splitlines()
+    assert [json.loads(line)["key"] for line in lines] == ["a@256", "b@256", "c@256", "d@256"]
+
+
+def test_damage_in_the_middle_is_refused_with_its_line(tmp_path: Path, data_file: Path) -> None:
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, True))
+    with (run_path / "samples.jsonl").open("ab") as fh:
+        fh.write(b"garbage\n" + json.dumps(sample("b", 256, True)).encode() + b"\n")
+    with pytest.raises(RunDirError, match="line 2"):
+        RunDir.create(run_path, config_for(data_file), resume=True)
+
+
+def test_existing_run_needs_resume_or_overwrite(tmp_path: Path, data_file: Path) -> None:
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, True))
+    with pytest.raises(RunExistsError, match="--resume"):
+        RunDir.create(run_path, config_for(data_file), resume=False)
+    with RunDir.create(run_path, config_for(data_file, model="gpt2"), resume=False, overwrite=True) as run:
+        assert run.done_keys() == set()
+        assert run.config.model["name"] == "gpt2"
+
+
+def test_non_run_directory_is_not_touched(tmp_path: Path, data_file: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirError, match=r"no config\.json"):
+        RunDir.create(tmp_path, config_for(data_file), resume=True)
+
+
+def test_resume_with_other_model_or_data_names_the_keys(tmp_path: Path, data_file: Path) -> None:
+    run_path = tmp_path / "run"
+    RunDir.create(run_path, config_for(data_file), resume=False).close()
+    data_file.write_text('{"id": "changed"}\n', encoding="utf-8")
+    with pytest.raises(ConfigMismatchError) as caught:
+        RunDir.create(run_path, config_for(data_file, model="gpt2"), resume=True)
+    assert set(caught.value.differences) == {"model.name", "data.sha256"}
+    assert "model.name: 'smollm2' → 'gpt2'" in str(caught.value)
+
+
+def test_resume_ignores_what_does_not_define_results(tmp_path: Path, data_file: Path) -> None:
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file, limit=1), resume=False) as run:
+        run.append(sample("a", 256, True))
+    moved = tmp_path / "moved.jsonl"
+    os.replace(data_file, moved)
+    with RunDir.create(run_path, config_for(moved, limit=10, batch_size=4), resume=True) as run:
+        assert run.resumed and run.done_keys() == {"a@256"}
+    timing = json.loads((run_path / "timing.json").read_text())
+    assert [session["runtime"] for session in timing["sessions"]] == [
+        {"limit": 1},
+        {"limit": 10, "batch_size": 4},
+    ]
+
+
+def test_second_process_on_the_same_run_is_refused(tmp_path: Path, data_file: Path) -> None:
+    with (
+        RunDir.create(tmp_path / "run", config_for(data_file), resume=False),
+        pytest.raises(RunDirError, match="in use"),
+    ):
+        RunDir.create(tmp_path / "run", config_for(data_file), resume=True)
+
+
+def test_disk_full_gives_clear_error_and_keeps_rows(
+    tmp_path: Path, data_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_path = tmp_path / "run"
+    run = RunDir.create(run_path, config_for(data_file), resume=False)
+    run.append(sample("a", 256, True))
+    run.append(sample("b", 256, False))
+    real_write = os.write
+    calls = 0
+
+    def nearly_full_disk(fd: int, data: bytes) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # the disk takes half the line, then is full
+            return real_write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "write", nearly_full_disk)
+        with pytest.raises(RunWriteError) as caught:
+            run.append(sample("c", 256, True))
+    message = str(caught.value)
+    assert message.startswith(
+        f"disk full while writing {run_path / 'samples.jsonl'}; 2 samples are safely stored"
+    )
+    assert "--resume" in message
+    run.close()
+    with RunDir.create(run_path, config_for(data_file), resume=True) as resumed:
+        assert resumed.torn_tail is None  # the half line was cut at once
+        assert resumed.done_keys() == {"a@256", "b@256"}
+
+
+def test_item_errors_are_logged_and_retried(tmp_path: Path, data_file: Path) -> None:
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, True))
+        run.append_error("b@256", "prefix shorter than 256 tokens")
+        run.append_error("c@256", "backend timeout")
+        assert [error.key for error in run.errors()] == ["b@256", "c@256"]
+    with RunDir.create(run_path, config_for(data_file), resume=True) as run:
+        assert "c@256" not in run.done_keys()
+        run.append(sample("c", 256, False))
+        results = json.loads(run.write_results({"task": "chapterbreak"}).read_text())
+    assert results["run"]["errors"] == 1
+    assert results["run"]["error_keys"] == ["b@256"]
+
+
+def test_rows_deduplicate_by_key_last_wins(tmp_path: Path, data_file: Path) -> None:
+    with RunDir.create(tmp_path / "run", config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, False))
+        run.append(sample("b", 256, False))
+        run.append(sample("a", 256, True))
+        assert [(row["key"], row["correct"]) for row in run.rows()] == [("a@256", True), ("b@256", False)]
+
+
+def test_row_without_key_is_refused(tmp_path: Path, data_file: Path) -> None:
+    with (
+        RunDir.create(tmp_path / "run", config_for(data_file), resume=False) as run,
+        pytest.raises(ValueError, match="key"),
+    ):
+        run.append({"correct": True})
+
+
+def summarise(run: RunDir) -> dict[str, Any]:
+    rows = run.rows_by_key()
+    by_length = accuracy_by(rows, "prefix_length")
+    return {
+        "task": "chapterbreak",
+        "chance": 1 / 6,
+        "by_prefix_length": {str(length): summary.as_dict() for length, summary in by_length.items()},
+        "keys": [row["key"] for row in rows],
+        "nan_is_null": float("nan"),
+    }
+
+
+def test_results_identical_for_interrupted_and_uninterrupted_runs(tmp_path: Path, data_file: Path) -> None:
+    rows = [sample(f"i{n:02d}", length, (n * length) % 3 == 0) for n in range(12) for length in (256, 512)]
+    straight = tmp_path / "straight"
+    with RunDir.create(straight, config_for(data_file), resume=False) as run:
+        for row in rows:
+            run.append(row)
+        run.write_results(summarise(run))
+
+    shuffled = rows[:]
+    random.Random(1).shuffle(shuffled)
+    interrupted = tmp_path / "interrupted"
+    with RunDir.create(interrupted, config_for(data_file), resume=False) as run:
+        for row in shuffled[:10]:
+            run.append(row)
+    with (interrupted / "samples.jsonl").open("ab") as fh:
+        fh.write(json.dumps(shuffled[10]).encode()[:7])
+    with RunDir.create(interrupted, config_for(data_file), resume=True) as run:
+        for row in shuffled:
+            if row["key"] not in run.done_keys():
+                run.append(row)
+        run.write_results(summarise(run))
+
+    assert (straight / "results.json").read_bytes() == (interrupted / "results.json").read_bytes()
+    results = json.loads((straight / "results.json").read_text())
+    assert results["nan_is_null"] is None
+    assert results["run"]["samples"] == len(rows)
+    assert len(json.loads((interrupted / "timing.json").read_text())["sessions"]) == 2
+
+
+def test_full_disk_on_results_keeps_the_previous_results(
+    tmp_path: Path, data_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full_disk(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with RunDir.create(tmp_path / "run", config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, True))
+        first = run.write_results({"task": "chapterbreak"}).read_bytes()
+        run.append(sample("b", 256, True))
+        monkeypatch.setattr("longread.runs.run_dir.atomic_write_text", full_disk)
+        with pytest.raises(RunWriteError, match=r"^disk full while writing .*results\.json; 2 samples"):
+            run.write_results({"task": "chapterbreak"})
+        monkeypatch.undo()
+    assert (tmp_path / "run" / "results.json").read_bytes() == first
