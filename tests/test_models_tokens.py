@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from longread.models import ContextTooLongError, LoglikelihoodRequest
+from longread.models import BadRequestError, ContextTooLongError, LoglikelihoodRequest
 from longread.models.hf_backend import HFTokenEncoder
 from longread.models.loading import _gpt2_tokenizer, smollm2_tokenizer
 from longread.models.tokens import encode_pair, encode_request, move_trailing_whitespace, rolling_windows
@@ -124,3 +124,17 @@ def test_rolling_windows_are_lm_evals(n_tokens: int, max_length: int) -> None:
     ours = list(rolling_windows(tokens, 7, max_length))
     assert ours == theirs
     assert [t for _, continuation in ours for t in continuation] == tokens  # every token scored once
+
+
+def test_a_continuation_swallowed_by_the_context_is_refused() -> None:
+    enc = gpt2()
+    assert len(enc.encode("Hel")) == len(enc.encode("Hello")) == 1  # "lo" merges into the context's token
+    with pytest.raises(BadRequestError, match="no tokens of its own"):
+        encode_request(enc, LoglikelihoodRequest("Hel", ("lo",)), max_length=1024)
+
+
+def test_a_whitespace_only_context_becomes_the_prefix_token() -> None:
+    enc = gpt2()
+    group = encode_request(enc, LoglikelihoodRequest("  ", ("Hi",)), max_length=1024)
+    assert group.context == (enc.prefix_token_id,)
+    assert group.continuations == (tuple(enc.encode_plain("  Hi")),)

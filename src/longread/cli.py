@@ -63,6 +63,9 @@ def build_chapterbreak_command(
     heading_pattern: Annotated[
         Optional[str], typer.Option(help="plain text: a regex matching chapter heading lines.")
     ] = None,
+    encoding: Annotated[
+        Optional[str], typer.Option(help="Text encoding of the books when not UTF-8 (latin-1, cp1252 …).")
+    ] = None,
     strict: Annotated[bool, typer.Option(help="Fail (and write nothing) if any book is skipped.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
@@ -95,7 +98,7 @@ def build_chapterbreak_command(
             list(books),
             out,
             options,
-            read_options=ReadOptions(format=format, heading_pattern=heading_pattern),  # type: ignore[arg-type]
+            read_options=ReadOptions(format=format, heading_pattern=heading_pattern, encoding=encoding),  # type: ignore[arg-type]
             workers=workers,
             strict=strict,
             show_progress=not quiet,

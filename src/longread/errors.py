@@ -40,6 +40,20 @@ class BadInputError(LongreadError):
             message += f" — {hint}"
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors travel back from worker processes; the default pickling would call
+        # __init__ with the message only.
+        return (
+            _rebuild_bad_input,
+            (type(self), self.path, self.problem, self.hint, self.line, self.item),
+        )
+
+
+def _rebuild_bad_input(
+    cls: type[BadInputError], path: str | None, problem: str, hint: str, line: int | None, item: str | None
+) -> BadInputError:
+    return cls(path, problem, hint, line=line, item=item)
+
 
 class NoChaptersError(BadInputError):
     """A book whose chapter structure could not be found (it is reported, never split at random)."""

@@ -56,7 +56,9 @@ def read_bytes(path: str | Path) -> bytes:
         raise BadInputError(path, f"cannot read ({type(exc).__name__}: {exc})", "check the file") from None
 
 
-def decode_text(data: bytes, path: str | Path, encoding: str | None = None) -> str:
+def decode_text(
+    data: bytes, path: str | Path, encoding: str | None = None, *, max_line_chars: int | None = MAX_LINE_CHARS
+) -> str:
     """Decode a text file's bytes, refusing empty and binary files with a clear message.
 
     UTF-8 (with or without BOM) is tried first; a Gutenberg header that declares
@@ -86,7 +88,8 @@ def decode_text(data: bytes, path: str | Path, encoding: str | None = None) -> s
     else:
         text = _decode_with(data, path, encoding)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    _check_line_lengths(text, path)
+    if max_line_chars is not None:
+        _check_line_lengths(text, path, max_line_chars)
     return text
 
 
@@ -105,15 +108,15 @@ def _decode_with(data: bytes, path: str | Path, encoding: str) -> str:
         ) from None
 
 
-def _check_line_lengths(text: str, path: str | Path) -> None:
-    if len(text) <= MAX_LINE_CHARS:
+def _check_line_lengths(text: str, path: str | Path, max_line_chars: int) -> None:
+    if len(text) <= max_line_chars:
         return
     start = 0
     line_no = 1
     while start < len(text):
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        if end - start > MAX_LINE_CHARS:
+        if end - start > max_line_chars:
             raise BadInputError(
                 path,
                 f"absurdly long line ({end - start:,} characters without a line break)",
@@ -124,9 +127,12 @@ def _check_line_lengths(text: str, path: str | Path) -> None:
         line_no += 1
 
 
-def read_text(path: str | Path, encoding: str | None = None) -> str:
-    """Read and decode a (possibly compressed) text file; CRLF/CR become LF and a BOM is dropped."""
-    return decode_text(read_bytes(path), path, encoding)
+def read_text(path: str | Path, encoding: str | None = None, *, max_line_chars: int | None = MAX_LINE_CHARS) -> str:
+    """Read and decode a (possibly compressed) text file; CRLF/CR become LF and a BOM is dropped.
+
+    ``max_line_chars=None`` for formats whose lines are records, not prose (JSON, JSONL).
+    """
+    return decode_text(read_bytes(path), path, encoding, max_line_chars=max_line_chars)
 
 
 @contextlib.contextmanager

@@ -55,9 +55,21 @@ class _Job(Generic[T]):
                     outcomes.append(BookOutcome(source.label, item.id, result=self.per_book(item)))
                 except BadInputError as exc:
                     outcomes.append(BookOutcome(source.label, item.id, error=exc))
+                except Exception as exc:  # a bug on one book must not end a corpus-wide job
+                    outcomes.append(BookOutcome(source.label, item.id, error=_unexpected(source, exc)))
         except BadInputError as exc:
             outcomes.append(BookOutcome(label=source.label, book_id=None, error=exc))
+        except Exception as exc:
+            outcomes.append(BookOutcome(label=source.label, book_id=None, error=_unexpected(source, exc)))
         return outcomes
+
+
+def _unexpected(source: Source, exc: Exception) -> BadInputError:
+    return BadInputError(
+        source.label,
+        f"unexpected {type(exc).__name__} while processing: {exc}",
+        "this is a longread bug; please report it with this file",
+    )
 
 
 def map_books(

@@ -1,6 +1,6 @@
 """Request types and backends. Backends answer requests and know nothing of benchmarks."""
 
-from longread.models.errors import ContextTooLongError, ModelLoadError, ModelSpecError
+from longread.models.errors import BadRequestError, ContextTooLongError, ModelLoadError, ModelSpecError
 from longread.models.registry import BackendOptions, known_specs, load_backend, register_backend
 from longread.models.requests import (
     SCHEMA_VERSION,
@@ -19,6 +19,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Backend",
     "BackendOptions",
+    "BadRequestError",
     "ContextTooLongError",
     "ContinuationScore",
     "GenerateRequest",

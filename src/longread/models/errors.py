@@ -23,3 +23,7 @@ class ModelLoadError(LongreadError):
 
 class ContextTooLongError(LongreadError):
     """A request that does not fit into the model's window while truncation is switched off."""
+
+
+class BadRequestError(LongreadError):
+    """A request that cannot be scored as given (e.g. a continuation with no tokens of its own)."""

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from longread.models.errors import ContextTooLongError
+from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.requests import LoglikelihoodRequest
 
 
@@ -40,21 +40,26 @@ def move_trailing_whitespace(context: str, continuation: str) -> tuple[str, str]
     return stripped, context[-n_spaces:] + continuation
 
 
-def encode_pair(encoder: TokenEncoder, context: str, continuation: str) -> tuple[list[int], list[int]]:
+def encode_pair(
+    encoder: TokenEncoder, context: str, continuation: str, context_ids: list[int] | None = None
+) -> tuple[list[int], list[int]]:
     """(context tokens, continuation tokens) as lm-eval's ``HFLM.loglikelihood`` makes them.
 
-    Continuation tokens are ``tok(context + continuation)[len(tok(context)):]``,
-    so a merge across the boundary is attributed to the continuation. An empty
-    context becomes the model's prefix token (BOS, else EOS).
+    Continuation tokens are ``tok(context + continuation)[len(tok(context)):]``
+    after the trailing whitespace of the context has moved to the continuation,
+    so a merge across the boundary is attributed to the continuation. A context
+    without tokens becomes the model's prefix token (BOS, else EOS).
+    ``context_ids`` may pass ``tok(context.rstrip())`` when it is already known.
     """
+    context, continuation = move_trailing_whitespace(context, continuation)
     if context == "":
         continuation_ids = encoder.encode_plain(continuation)
         if continuation_ids and continuation_ids[0] == encoder.prefix_token_id:
             return continuation_ids[:1], continuation_ids[1:]
         return [encoder.prefix_token_id], continuation_ids
-    context, continuation = move_trailing_whitespace(context, continuation)
+    if context_ids is None:
+        context_ids = encoder.encode(context)
     whole = encoder.encode(context + continuation)
-    context_ids = encoder.encode(context)
     return context_ids, whole[len(context_ids) :]
 
 
@@ -75,16 +80,16 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
     window check uses the longest kept continuation: the model sees
     ``context + continuation[:-1]``, which must be at most ``max_length`` tokens.
     """
-    pairs = [encode_pair(encoder, request.context, c) for c in request.continuations]
+    stripped = request.context.rstrip()
+    shared_ids = (
+        encoder.encode(stripped) if stripped else None
+    )  # tokenise a long context once, not per continuation
+    pairs = [encode_pair(encoder, request.context, c, shared_ids) for c in request.continuations]
     context_ids = pairs[0][0]
-    if any(
-        p[0] != context_ids for p in pairs[1:]
-    ):  # cannot happen with lm-eval's rule; guards a tokenizer quirk
-        raise ValueError("continuations of one request tokenised their shared context differently")
     originals = tuple(len(p[1]) for p in pairs)
     for text, n in zip(request.continuations, originals, strict=True):
         if n == 0:
-            raise ContextTooLongError(
+            raise BadRequestError(
                 f"continuation {text!r} has no tokens of its own after the lm-eval boundary rule "
                 "(it merged into the context); give a continuation with visible text"
             )

@@ -15,8 +15,9 @@ from longread.files import atomic_writer, read_text
 
 def iter_instances(path: str | Path) -> Iterator[ChapterBreakInstance]:
     """Instances of a longread ChapterBreak JSONL file; a bad line is an error naming its number."""
-    text = read_text(path)
-    for number, line in enumerate(text.splitlines(), start=1):
+    text = read_text(path, max_line_chars=None)
+    # split on "\n" only: str.splitlines would also split inside strings at U+0085, U+2028 …
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -22,7 +22,7 @@ OFFICIAL_SPLITS = ("pg19", "ao3")
 
 
 def read_official(path: str | Path, *, tokenizer: str = DEFAULT_TOKENIZER) -> list[ChapterBreakInstance]:
-    text = read_text(path)
+    text = read_text(path, max_line_chars=None)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -1,0 +1,235 @@
+"""Naive (one full forward per candidate) vs shared-prefix scoring on ChapterBreak-like instances, SmolLM2.
+
+Instances are made simply (a real ChapterBreak builder lives elsewhere): in a
+few Gutenberg books from the shared corpus, a prefix is the text that ends right
+before a line starting with "CHAPTER"; the 6 candidates are the start of that
+chapter and of 5 later chapters, each cut to its first 128 tokens, all carrying
+the true chapter's heading line. The prefix is cut from the left to 1K/2K/4K
+tokens.
+
+Each variant runs in a fresh subprocess. Peak memory is the kernel's RSS
+high-water mark (VmHWM in /proc/self/status) reset through /proc/self/clear_refs
+after the model is loaded, so it covers the scoring only (weights resident
+included). "forward" is ONE plain forward over the prefix with full logits —
+what a harness does per candidate — for the memory ratio.
+
+    PYTHONPATH=src .venv/bin/python bench/shared_prefix.py [--instances 2] [--lengths 1024 2048 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GUTENBERG = ROOT.parent / "shared" / "corpus" / "gutenberg"
+CHAPTER_LINE = re.compile(r"^CHAPTER\b.*$", re.MULTILINE)
+N_CANDIDATES = 6
+CANDIDATE_TOKENS = 128
+CANDIDATE_CHARS = 2500  # comfortably more than 128 tokens
+CHARS_PER_TOKEN_BOUND = 6  # a prefix this many chars per token long surely holds the tokens asked for
+
+
+@dataclass(frozen=True)
+class Instance:
+    book: str
+    chapter: int
+    context: str
+    candidates: tuple[str, ...]  # the true one first
+
+
+def build_instances(count: int, min_prefix_tokens: int) -> list[Instance]:
+    """One instance per book (the middle qualifying chapter), books in a fixed order."""
+    from longread.files import read_text
+
+    instances = []
+    for path in sorted(GUTENBERG.glob("pg*.txt.gz"), key=lambda p: int(p.name[2:].split(".")[0])):
+        text = read_text(path)
+        starts = [m.start() for m in CHAPTER_LINE.finditer(text)]
+        usable = [
+            i
+            for i in range(len(starts) - N_CANDIDATES + 1)
+            if starts[i] > min_prefix_tokens * CHARS_PER_TOKEN_BOUND
+            and all(starts[j + 1] - starts[j] > CANDIDATE_CHARS for j in range(i, i + N_CANDIDATES - 1))
+        ]
+        if not usable:
+            continue
+        i = usable[len(usable) // 2]
+        heading = text[starts[i] : text.index("\n", starts[i])]
+        candidates = []
+        for j in range(i, i + N_CANDIDATES):
+            piece = text[starts[j] : starts[j] + CANDIDATE_CHARS]
+            candidates.append(heading + piece[piece.index("\n") :])  # no chapter-number leak
+        instances.append(Instance(path.name, i, text[: starts[i]], tuple(candidates)))
+        if len(instances) == count:
+            break
+    if len(instances) < count:
+        raise SystemExit(f"only {len(instances)} books in {GUTENBERG} have {N_CANDIDATES} usable chapters")
+    return instances
+
+
+def _rss_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """What one variant measured in its own process."""
+
+    variant: str
+    length: int
+    seconds: list[float]
+    logprobs: list[list[float]]
+    context_tokens: list[int]
+    peak_rss_mb: float
+    rss_before_mb: float
+    threads: int
+    books: list[str]
+
+    @property
+    def seconds_per_instance(self) -> float:
+        return sum(self.seconds) / len(self.seconds)
+
+    @property
+    def work_mb(self) -> float:
+        return self.peak_rss_mb - self.rss_before_mb
+
+
+def worker(variant: str, length: int, count: int, threads: int | None) -> VariantRun:
+    import gc
+
+    import torch
+
+    from longread.models import LoglikelihoodRequest, load_backend
+    from longread.models.hf_backend import HFBackend
+    from longread.models.tokens import encode_request
+
+    instances = build_instances(count, length)
+    backend = load_backend("smollm2", mode="naive" if variant == "naive" else "shared", threads=threads)
+    assert isinstance(backend, HFBackend)
+    requests = [
+        LoglikelihoodRequest(
+            inst.context, inst.candidates, max_context_tokens=length, max_continuation_tokens=CANDIDATE_TOKENS
+        )
+        for inst in instances
+    ]
+    with torch.inference_mode():  # warm-up, so first-call costs hit no variant
+        backend.model(torch.tensor([[1, 2, 3]]))
+    gc.collect()
+    Path("/proc/self/clear_refs").write_text("5")  # reset the RSS high-water mark
+    rss_before = _rss_kb("VmRSS")
+    seconds: list[float] = []
+    logprobs: list[list[float]] = []
+    kept: list[int] = []
+    for request in requests:
+        start = time.perf_counter()
+        if variant == "forward":
+            group = encode_request(backend.encoder, request, backend.max_length)
+            with torch.inference_mode():
+                backend.model(
+                    torch.tensor([group.context])
+                )  # full logits at every position, as a harness does
+            kept.append(len(group.context))
+        else:
+            result = backend.loglikelihood([request])[0]
+            logprobs.append([s.logprob for s in result.scores])
+            kept.append(result.context_tokens_kept)
+        seconds.append(time.perf_counter() - start)
+    return VariantRun(
+        variant=variant,
+        length=length,
+        seconds=seconds,
+        logprobs=logprobs,
+        context_tokens=kept,
+        peak_rss_mb=_rss_kb("VmHWM") / 1024,
+        rss_before_mb=rss_before / 1024,
+        threads=torch.get_num_threads(),
+        books=[f"{inst.book}#ch{inst.chapter}" for inst in instances],
+    )
+
+
+def run_variant(variant: str, length: int, count: int, threads: int | None) -> VariantRun:
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        variant,
+        "--lengths",
+        str(length),
+        "--instances",
+        str(count),
+    ]
+    if threads is not None:
+        command += ["--threads", str(threads)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{variant} at {length} failed:\n{done.stderr[-3000:]}")
+    return VariantRun(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--instances", type=int, default=2, help="instances per prefix length (default 2)")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[1024, 2048, 4096])
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: idle CPUs)")
+    parser.add_argument("--worker", choices=["naive", "shared", "forward"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(
+            json.dumps(dataclasses.asdict(worker(args.worker, args.lengths[0], args.instances, args.threads)))
+        )
+        return
+
+    print(
+        f"SmolLM2-135M fp32 CPU, {N_CANDIDATES} candidates x {CANDIDATE_TOKENS} tokens, "
+        f"{args.instances} instance(s) per length\n"
+        "peak = RSS high-water mark (VmHWM) of a fresh process, reset after loading; "
+        "+work = above the RSS before scoring; fwd = ONE plain forward over the prefix"
+    )
+    print(
+        f"{'prefix':>6} {'ctx tok':>9} {'naive s':>8} {'shared s':>9} {'speed-up':>8} "
+        f"{'peak MB fwd':>11} {'naive':>7} {'shared':>7} {'shr/fwd':>7} {'+work shr':>9} {'+work fwd':>9} "
+        f"{'max|Δ|':>9} {'gold top':>8}",
+        flush=True,
+    )
+    for length in args.lengths:
+        forward, naive, shared = (
+            run_variant(v, length, args.instances, args.threads) for v in ("forward", "naive", "shared")
+        )
+        delta = max(
+            abs(a - b)
+            for xs, ys in zip(naive.logprobs, shared.logprobs, strict=True)
+            for a, b in zip(xs, ys, strict=True)
+        )
+        correct = sum(lp.index(max(lp)) == 0 for lp in shared.logprobs)
+        tokens = f"{min(shared.context_tokens)}-{max(shared.context_tokens)}"
+        print(
+            f"{length:>6} {tokens:>9} {naive.seconds_per_instance:>8.1f} {shared.seconds_per_instance:>9.1f} "
+            f"{naive.seconds_per_instance / shared.seconds_per_instance:>7.2f}x "
+            f"{forward.peak_rss_mb:>11.0f} {naive.peak_rss_mb:>7.0f} {shared.peak_rss_mb:>7.0f} "
+            f"{shared.peak_rss_mb / forward.peak_rss_mb:>7.2f} "
+            f"{shared.work_mb:>9.0f} {forward.work_mb:>9.0f} "
+            f"{delta:>9.2e} {f'{correct}/{args.instances}':>8}",
+            flush=True,
+        )
+        print(f"  books {shared.books}, {shared.threads} torch thread(s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    try:
+        import longread  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(ROOT / "src"))
+    main()
