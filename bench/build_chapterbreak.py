@@ -41,7 +41,8 @@ def main() -> None:
             print(
                 f"run {run}: {report.books_read} books, {report.instances} instances, {size_mb:.0f} MB "
                 f"in {report.seconds:.1f} s — {report.books_read / report.seconds:.2f} books/s, "
-                f"{report.instances / report.seconds:.1f} instances/s (workers={args.workers}); sha256 {digest[:16]}"
+                f"{report.instances / report.seconds:.1f} instances/s (workers={args.workers}); "
+                f"sha256 {digest[:16]}"
             )
             if run == 1:
                 for line in report.summary_lines()[2:]:

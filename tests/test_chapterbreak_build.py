@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.boundaries import RenderedBook
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.numbering import label_values
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
@@ -104,7 +104,7 @@ def test_cause_and_dialogue_boundaries() -> None:
     chapters = list(book.chapters)
     text = chapters[1].text
     lines = [
-        'He stopped. Because the road was long, he rested {k}.\n\n"Come here {k}," she said.'.format(k=k)
+        f'He stopped. Because the road was long, he rested {k}.\n\n"Come here {k}," she said.'
         for k in range(12)
     ]
     chapters[1] = type(chapters[1])(heading=chapters[1].heading, text=text + "\n\n" + "\n\n".join(lines))
@@ -145,7 +145,11 @@ def test_out_of_book_negatives_come_from_other_books(tmp_path: Path) -> None:
     books = [gutenberg_book(i) for i in (84, 2852, 1342)]
     out = tmp_path / "oob.jsonl"
     build_chapterbreak(
-        books, out, BuildOptions(prefix_tokens=256, negatives_from="out-of-book"), workers=1, show_progress=False
+        books,
+        out,
+        BuildOptions(prefix_tokens=256, negatives_from="out-of-book"),
+        workers=1,
+        show_progress=False,
     )
     instances = load_instances(out)
     assert instances

@@ -41,13 +41,18 @@ texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)
         st.sampled_from(["pg19", "ao3"]),
         st.dictionaries(
             st.text(alphabet="abc123", min_size=1, max_size=5),
-            st.lists(st.fixed_dictionaries({"ctx": texts, "pos": texts, "negs": st.lists(texts, max_size=5)}), max_size=3),
+            st.lists(
+                st.fixed_dictionaries({"ctx": texts, "pos": texts, "negs": st.lists(texts, max_size=5)}),
+                max_size=3,
+            ),
             max_size=3,
         ),
         min_size=1,
     )
 )
-def test_official_to_longread_and_back_is_identity(tmp_path_factory: pytest.TempPathFactory, layout: dict) -> None:  # type: ignore[type-arg]
+def test_official_to_longread_and_back_is_identity(
+    tmp_path_factory: pytest.TempPathFactory, layout: dict
+) -> None:  # type: ignore[type-arg]
     assume(any(examples for works in layout.values() for examples in works.values()))
     folder = tmp_path_factory.mktemp("official")
     source = folder / "ctx.json"
@@ -68,7 +73,9 @@ def test_official_to_longread_and_back_is_identity(tmp_path_factory: pytest.Temp
         ('{"pg19": {"1": [{"ctx": 3, "pos": "b", "negs": []}]}}', "must be strings"),
     ],
 )
-def test_malformed_official_files_name_the_file_and_problem(tmp_path: Path, content: str, problem: str) -> None:
+def test_malformed_official_files_name_the_file_and_problem(
+    tmp_path: Path, content: str, problem: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
     with pytest.raises(BadInputError) as info:
@@ -104,7 +111,9 @@ def test_build_cli_skips_bad_books_reports_them_and_strict_fails(tmp_path: Path)
     (corpus / "nochapters.txt").write_text("Just some prose without any heading at all.\n\n" * 200)
     (corpus / "pg84.txt.gz").write_bytes(gutenberg_book(84).read_bytes())
     out = tmp_path / "cb.jsonl"
-    result = runner.invoke(app, ["build", "chapterbreak", "--books", str(corpus), "--out", str(out), "--quiet"])
+    result = runner.invoke(
+        app, ["build", "chapterbreak", "--books", str(corpus), "--out", str(out), "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     assert "skipped books (4)" in result.output
     for name, reason in [
@@ -119,7 +128,8 @@ def test_build_cli_skips_bad_books_reports_them_and_strict_fails(tmp_path: Path)
 
     strict_out = tmp_path / "strict.jsonl"
     result = runner.invoke(
-        app, ["build", "chapterbreak", "--books", str(corpus), "--out", str(strict_out), "--strict", "--quiet"]
+        app,
+        ["build", "chapterbreak", "--books", str(corpus), "--out", str(strict_out), "--strict", "--quiet"],
     )
     assert result.exit_code == 2
     assert "--strict" in result.output
@@ -131,7 +141,17 @@ def test_stats_and_convert_cli(tmp_path: Path) -> None:
     out = tmp_path / "cb.jsonl"
     result = runner.invoke(
         app,
-        ["build", "chapterbreak", "--books", str(gutenberg_book(84)), "--out", str(out), "--quiet", "--workers", "1"],
+        [
+            "build",
+            "chapterbreak",
+            "--books",
+            str(gutenberg_book(84)),
+            "--out",
+            str(out),
+            "--quiet",
+            "--workers",
+            "1",
+        ],
     )
     assert result.exit_code == 0, result.output
     stats = runner.invoke(app, ["stats", str(out)])
@@ -139,9 +159,19 @@ def test_stats_and_convert_cli(tmp_path: Path) -> None:
     assert "| works | 1 |" in stats.output
     assert "examples: chapter" in stats.output
     official = tmp_path / "official.json"
-    assert runner.invoke(app, ["convert", "chapterbreak", str(out), "--to", "official", "--out", str(official)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["convert", "chapterbreak", str(out), "--to", "official", "--out", str(official)]
+        ).exit_code
+        == 0
+    )
     back = tmp_path / "back.jsonl"
-    assert runner.invoke(app, ["convert", "chapterbreak", str(official), "--to", "longread", "--out", str(back)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["convert", "chapterbreak", str(official), "--to", "longread", "--out", str(back)]
+        ).exit_code
+        == 0
+    )
     assert [x.gold for x in load_instances(back)] == [x.gold for x in load_instances(out)]
 
 

@@ -28,7 +28,9 @@ def test_negative_headings_take_the_gold_number_and_keep_their_title(
 
 def test_title_numbers_are_not_label_numbers() -> None:
     # "ONE DAY" is the chapter's own title; only IV is its number.
-    assert rewrite_heading_numbers("CHAPTER IV. ONE DAY IN MAY", "CHAPTER II.") == "CHAPTER II. ONE DAY IN MAY"
+    assert (
+        rewrite_heading_numbers("CHAPTER IV. ONE DAY IN MAY", "CHAPTER II.") == "CHAPTER II. ONE DAY IN MAY"
+    )
     assert heading_label("CHAPTER IV. ONE DAY IN MAY") == "CHAPTER IV"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 build_app = typer.Typer(help="Build a benchmark from raw books.", no_args_is_help=True)
-convert_app = typer.Typer(help="Convert between longread files and the official layouts.", no_args_is_help=True)
+convert_app = typer.Typer(
+    help="Convert between longread files and the official layouts.", no_args_is_help=True
+)
 app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")
 
@@ -35,36 +37,54 @@ def _fail(exc: LongreadError) -> typer.Exit:
 
 @build_app.command("chapterbreak")
 def build_chapterbreak_command(
-    books: Annotated[list[Path], typer.Option("--books", help="Books: files, folders or tar/zip archives (repeat).")],
+    books: Annotated[
+        list[Path], typer.Option("--books", help="Books: files, folders or tar/zip archives (repeat).")
+    ],
     out: Annotated[Path, typer.Option("--out", help="Output JSONL file (written atomically).")],
-    seed: Annotated[int, typer.Option(help="Seed for sampling negatives (same seed → byte-identical file).")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed for sampling negatives (same seed → byte-identical file).")
+    ] = 0,
     prefix_tokens: Annotated[
         int, typer.Option(help="Prefix budget in tokens: the prefix is cut from the left to this length.")
     ] = 8192,
     prefix_margin: Annotated[
         float,
-        typer.Option(help="Keep this fraction more prefix than the budget, for models whose tokenizer is less dense."),
+        typer.Option(
+            help="Keep this fraction more prefix than the budget, for models whose tokenizer is less dense."
+        ),
     ] = 0.25,
-    suffix_tokens: Annotated[int, typer.Option(help="Suffix budget: every candidate is cut from the right.")] = 128,
-    negatives: Annotated[int, typer.Option(help="Negatives per instance (later boundaries of the same book).")] = 5,
+    suffix_tokens: Annotated[
+        int, typer.Option(help="Suffix budget: every candidate is cut from the right.")
+    ] = 128,
+    negatives: Annotated[
+        int, typer.Option(help="Negatives per instance (later boundaries of the same book).")
+    ] = 5,
     tokenizer: Annotated[str, typer.Option(help="Tokenizer for the budgets: gpt2 or hf:FOLDER.")] = "gpt2",
     suffix_type: Annotated[
-        str, typer.Option(help="chapter (next chapter start), cause (because/due to/owing to) or dialogue (a quote).")
+        str,
+        typer.Option(
+            help="chapter (next chapter start), cause (because/due to/owing to) or dialogue (a quote)."
+        ),
     ] = "chapter",
-    negatives_from: Annotated[str, typer.Option(help="in-book (later boundaries) or out-of-book (other books).")] = (
-        "in-book"
-    ),
-    min_prefix_tokens: Annotated[int, typer.Option(help="Skip boundaries with a shorter prefix than this.")] = 1,
+    negatives_from: Annotated[
+        str, typer.Option(help="in-book (later boundaries) or out-of-book (other books).")
+    ] = ("in-book"),
+    min_prefix_tokens: Annotated[
+        int, typer.Option(help="Skip boundaries with a shorter prefix than this.")
+    ] = 1,
     max_per_book: Annotated[
-        Optional[int], typer.Option(help="cause/dialogue: at most this many boundaries per book (seeded sample).")
+        int | None,
+        typer.Option(help="cause/dialogue: at most this many boundaries per book (seeded sample)."),
     ] = None,
-    workers: Annotated[int, typer.Option(help="Worker processes (books are read and built in parallel).")] = 2,
+    workers: Annotated[
+        int, typer.Option(help="Worker processes (books are read and built in parallel).")
+    ] = 2,
     format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "auto",
     heading_pattern: Annotated[
-        Optional[str], typer.Option(help="plain text: a regex matching chapter heading lines.")
+        str | None, typer.Option(help="plain text: a regex matching chapter heading lines.")
     ] = None,
     encoding: Annotated[
-        Optional[str], typer.Option(help="Text encoding of the books when not UTF-8 (latin-1, cp1252 …).")
+        str | None, typer.Option(help="Text encoding of the books when not UTF-8 (latin-1, cp1252 …).")
     ] = None,
     strict: Annotated[bool, typer.Option(help="Fail (and write nothing) if any book is skipped.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
@@ -127,7 +147,9 @@ def stats_command(
 def convert_chapterbreak_command(
     file: Annotated[Path, typer.Argument(help="Input file (longread JSONL or the official JSON layout).")],
     out: Annotated[Path, typer.Option("--out", help="Output file.")],
-    to: Annotated[str, typer.Option(help="official ({'pg19': {work: [{ctx,pos,negs}]}, 'ao3': …}) or longread.")],
+    to: Annotated[
+        str, typer.Option(help="official ({'pg19': {work: [{ctx,pos,negs}]}, 'ao3': …}) or longread.")
+    ],
     tokenizer: Annotated[str, typer.Option(help="Tokenizer that recounts tokens when importing.")] = "gpt2",
 ) -> None:
     """Convert a ChapterBreak set between longread's JSONL and the official layout (both ways)."""
@@ -150,7 +172,9 @@ def convert_chapterbreak_command(
 def read_command(
     path: Annotated[Path, typer.Argument(help="A book file.")],
     format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "auto",
-    heading_pattern: Annotated[Optional[str], typer.Option(help="plain text: regex of chapter heading lines.")] = None,
+    heading_pattern: Annotated[
+        str | None, typer.Option(help="plain text: regex of chapter heading lines.")
+    ] = None,
 ) -> None:
     """Read one book and list what was found: metadata, chapters (heading, words, opening), and notes."""
     from longread.documents.reader import read_book
@@ -163,7 +187,8 @@ def read_command(
     for index, chapter in enumerate(book.chapters):
         parts = f"  [{' / '.join(chapter.parts)}]" if chapter.parts else ""
         opening = " ".join(chapter.text.split()[:8])
-        typer.echo(f"  {index:3d}  {chapter.heading[:50]:<50}  {len(chapter.text.split()):7,d} words  {opening}{parts}")
+        words = len(chapter.text.split())
+        typer.echo(f"  {index:3d}  {chapter.heading[:50]:<50}  {words:7,d} words  {opening}{parts}")
     for note in book.notes:
         typer.echo(f"  note: {note}")
 

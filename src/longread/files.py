@@ -5,7 +5,6 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
-import io
 import os
 import re
 import tempfile
@@ -50,7 +49,9 @@ def read_bytes(path: str | Path) -> bytes:
     except (OSError, EOFError, ValueError) as exc:
         kind = path.suffix or "file"
         raise BadInputError(
-            path, f"cannot decompress this {kind} ({exc})", "the file is corrupt or not of its suffix's format"
+            path,
+            f"cannot decompress this {kind} ({exc})",
+            "the file is corrupt or not of its suffix's format",
         ) from None
     except Exception as exc:  # zstandard raises its own error type
         raise BadInputError(path, f"cannot read ({type(exc).__name__}: {exc})", "check the file") from None
@@ -69,7 +70,9 @@ def decode_text(
         raise BadInputError(path, "file is empty", "remove it from the input or give a file with text")
     sample = data[:65536]
     if b"\x00" in sample:
-        raise BadInputError(path, "binary file (contains NUL bytes), not text", "pass text, HTML or EPUB files")
+        raise BadInputError(
+            path, "binary file (contains NUL bytes), not text", "pass text, HTML or EPUB files"
+        )
     if encoding is None:
         try:
             text = data.decode("utf-8-sig")
@@ -127,7 +130,9 @@ def _check_line_lengths(text: str, path: str | Path, max_line_chars: int) -> Non
         line_no += 1
 
 
-def read_text(path: str | Path, encoding: str | None = None, *, max_line_chars: int | None = MAX_LINE_CHARS) -> str:
+def read_text(
+    path: str | Path, encoding: str | None = None, *, max_line_chars: int | None = MAX_LINE_CHARS
+) -> str:
     """Read and decode a (possibly compressed) text file; CRLF/CR become LF and a BOM is dropped.
 
     ``max_line_chars=None`` for formats whose lines are records, not prose (JSON, JSONL).
@@ -145,7 +150,7 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[str]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with io.open(fd, mode, encoding="utf-8", newline="\n") as fh:
+        with open(fd, mode, encoding="utf-8", newline="\n") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

@@ -58,7 +58,6 @@ class NamedTokenizer:
                 return text, len(encoding.ids), False
             window *= 4  # very long tokens: the window held too few of them
 
-
     @staticmethod
     def _cut_before(offsets: list[tuple[int, int]], index: int) -> int:
         """Character offset where token ``index`` starts, moved back while it shares a character
@@ -95,6 +94,8 @@ def load_tokenizer(name: str = DEFAULT_TOKENIZER) -> NamedTokenizer:
         folder = Path(name[3:])
         file = folder / "tokenizer.json" if folder.is_dir() else folder
         if not file.is_file():
-            raise LongreadError(f"tokenizer {name!r}: no tokenizer.json at {file} — give a tokenizer folder or file")
+            raise LongreadError(
+                f"tokenizer {name!r}: no tokenizer.json at {file} — give a tokenizer folder or file"
+            )
         return NamedTokenizer(name, Tokenizer.from_file(str(file)))
     raise LongreadError(f"unknown tokenizer {name!r} — use 'gpt2' or 'hf:FOLDER'")

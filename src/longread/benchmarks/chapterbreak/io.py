@@ -23,8 +23,10 @@ def iter_instances(path: str | Path) -> Iterator[ChapterBreakInstance]:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BadInputError(path, f"not valid JSON ({exc.msg}, column {exc.colno})", line=number) from None
-        if isinstance(data, dict) and "pg19" in data or isinstance(data, dict) and "ao3" in data:
+            raise BadInputError(
+                path, f"not valid JSON ({exc.msg}, column {exc.colno})", line=number
+            ) from None
+        if (isinstance(data, dict) and "pg19" in data) or (isinstance(data, dict) and "ao3" in data):
             raise BadInputError(
                 path,
                 "this is the official ChapterBreak layout, not longread's JSONL",

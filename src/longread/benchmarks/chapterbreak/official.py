@@ -49,7 +49,9 @@ def read_official(path: str | Path, *, tokenizer: str = DEFAULT_TOKENIZER) -> li
             if not isinstance(examples, list):
                 raise BadInputError(path, "a work must map to a list of examples", item=f"{split}/{work_id}")
             for index, example in enumerate(examples):
-                instances.append(_import_example(path, split, str(work_id), index, example, counter.count, tokenizer))
+                instances.append(
+                    _import_example(path, split, str(work_id), index, example, counter.count, tokenizer)
+                )
     return instances
 
 
@@ -61,7 +63,9 @@ def _import_example(
         raise BadInputError(path, "an example must be an object with ctx, pos, negs", item=where)
     missing = [key for key in ("ctx", "pos", "negs") if key not in example]
     if missing:
-        raise BadInputError(path, f"example lacks {', '.join(missing)}", "each needs ctx, pos and negs", item=where)
+        raise BadInputError(
+            path, f"example lacks {', '.join(missing)}", "each needs ctx, pos and negs", item=where
+        )
     ctx, pos, negs = example["ctx"], example["pos"], example["negs"]
     if not isinstance(ctx, str) or not isinstance(pos, str) or not isinstance(negs, list):
         raise BadInputError(path, "ctx and pos must be strings and negs a list of strings", item=where)

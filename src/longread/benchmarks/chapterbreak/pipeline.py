@@ -47,10 +47,11 @@ class BuildReport:
     seconds: float = 0.0
 
     def summary_lines(self) -> list[str]:
-        rate = self.books_read / self.seconds if self.seconds else 0.0
+        seconds = max(self.seconds, 1e-9)
         lines = [
             f"wrote {self.instances} instances from {self.books_used} of {self.books_read} books to {self.out}",
-            f"{self.seconds:.1f} s ({rate:.2f} books/s, {self.instances / max(self.seconds, 1e-9):.1f} instances/s)",
+            f"{self.seconds:.1f} s ({self.books_read / seconds:.2f} books/s, "
+            f"{self.instances / seconds:.1f} instances/s)",
         ]
         if self.dropped_boundaries:
             lines.append("boundaries that gave no instance:")
@@ -66,7 +67,9 @@ class StrictBuildError(LongreadError):
     pass
 
 
-def _serialised_instances(book: Book, options: BuildOptions, pool: tuple[CandidateStart, ...]) -> BookInstances:
+def _serialised_instances(
+    book: Book, options: BuildOptions, pool: tuple[CandidateStart, ...]
+) -> BookInstances:
     return build_book(book, options, out_of_book_pool=pool)
 
 
@@ -117,7 +120,12 @@ def build_chapterbreak(
     per_book = functools.partial(_serialised_instances, options=options, pool=pool)
     with (
         atomic_writer(out) as fh,
-        Progress(total=None, desc="building ChapterBreak", unit="book", stream=None if show_progress else io.StringIO()) as progress,
+        Progress(
+            total=None,
+            desc="building ChapterBreak",
+            unit="book",
+            stream=None if show_progress else io.StringIO(),
+        ) as progress,
     ):
         for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
             report.books_read += 1

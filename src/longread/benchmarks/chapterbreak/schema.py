@@ -65,7 +65,8 @@ class ChapterBreakInstance(BaseModel):
     gold_source: CandidateSource | None
     negative_sources: list[CandidateSource] | None
     chapter_number: str | None = Field(
-        default=None, description="the gold heading's label (e.g. 'CHAPTER XII.') that every candidate carries"
+        default=None,
+        description="the gold heading's label (e.g. 'CHAPTER XII.') that every candidate carries",
     )
     tokenizer: str
     seed: int | None

@@ -52,7 +52,9 @@ def compute_stats(instances: Iterable[ChapterBreakInstance]) -> list[SplitStats]
         stats.examples_by_type = Counter(
             f"{r.suffix_type}{'' if r.negatives_from == 'in-book' else ' (out-of-book)'}" for r in rows
         )
-        stats.chapters_per_work = Spread.of([w.book_chapters for w in works.values() if w.book_chapters is not None])
+        stats.chapters_per_work = Spread.of(
+            [w.book_chapters for w in works.values() if w.book_chapters is not None]
+        )
         stats.words_per_work = Spread.of([w.book_words for w in works.values() if w.book_words is not None])
         stats.prefix_tokens = Spread.of([r.prefix_tokens for r in rows])
         stats.gold_tokens = Spread.of([r.gold_tokens for r in rows])
