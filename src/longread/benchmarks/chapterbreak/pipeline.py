@@ -49,7 +49,8 @@ class BuildReport:
     def summary_lines(self) -> list[str]:
         seconds = max(self.seconds, 1e-9)
         lines = [
-            f"wrote {self.instances} instances from {self.books_used} of {self.books_read} books to {self.out}",
+            f"wrote {self.instances} instances from {self.books_used} of {self.books_read} books "
+            f"to {self.out}",
             f"{self.seconds:.1f} s ({self.books_read / seconds:.2f} books/s, "
             f"{self.instances / seconds:.1f} instances/s)",
         ]
