@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 GUTENBERG = ROOT.parent / "shared" / "corpus" / "gutenberg"
@@ -105,7 +106,7 @@ class VariantRun:
         return self.peak_rss_mb - self.rss_before_mb
 
 
-def worker(variant: str, length: int, count: int, threads: int | None) -> VariantRun:
+def worker(variant: str, length: int, count: int, threads: int | None, prefill_chunk: int) -> VariantRun:
     import gc
 
     import torch
@@ -115,7 +116,8 @@ def worker(variant: str, length: int, count: int, threads: int | None) -> Varian
     from longread.models.tokens import encode_request
 
     instances = build_instances(count, length)
-    backend = load_backend("smollm2", mode="naive" if variant == "naive" else "shared", threads=threads)
+    mode: Literal["shared", "naive"] = "naive" if variant == "naive" else "shared"
+    backend = load_backend("smollm2", mode=mode, threads=threads, prefill_chunk=prefill_chunk)
     assert isinstance(backend, HFBackend)
     requests = [
         LoglikelihoodRequest(
@@ -158,7 +160,7 @@ def worker(variant: str, length: int, count: int, threads: int | None) -> Varian
     )
 
 
-def run_variant(variant: str, length: int, count: int, threads: int | None) -> VariantRun:
+def run_variant(variant: str, length: int, count: int, threads: int | None, prefill_chunk: int) -> VariantRun:
     command = [
         sys.executable,
         __file__,
@@ -169,6 +171,7 @@ def run_variant(variant: str, length: int, count: int, threads: int | None) -> V
         "--instances",
         str(count),
     ]
+    command += ["--prefill-chunk", str(prefill_chunk)]
     if threads is not None:
         command += ["--threads", str(threads)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -184,17 +187,24 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=2, help="instances per prefix length (default 2)")
     parser.add_argument("--lengths", type=int, nargs="+", default=[1024, 2048, 4096])
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: idle CPUs)")
+    parser.add_argument(
+        "--prefill-chunk", type=int, default=512, help="shared mode's prefill chunk (default 512)"
+    )
     parser.add_argument("--worker", choices=["naive", "shared", "forward"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(
-            json.dumps(dataclasses.asdict(worker(args.worker, args.lengths[0], args.instances, args.threads)))
+            json.dumps(
+                dataclasses.asdict(
+                    worker(args.worker, args.lengths[0], args.instances, args.threads, args.prefill_chunk)
+                )
+            )
         )
         return
 
     print(
         f"SmolLM2-135M fp32 CPU, {N_CANDIDATES} candidates x {CANDIDATE_TOKENS} tokens, "
-        f"{args.instances} instance(s) per length\n"
+        f"{args.instances} instance(s) per length, prefill chunk {args.prefill_chunk}\n"
         "peak = RSS high-water mark (VmHWM) of a fresh process, reset after loading; "
         "+work = above the RSS before scoring; fwd = ONE plain forward over the prefix"
     )
@@ -206,7 +216,8 @@ def main() -> None:
     )
     for length in args.lengths:
         forward, naive, shared = (
-            run_variant(v, length, args.instances, args.threads) for v in ("forward", "naive", "shared")
+            run_variant(v, length, args.instances, args.threads, args.prefill_chunk)
+            for v in ("forward", "naive", "shared")
         )
         delta = max(
             abs(a - b)

