@@ -170,7 +170,8 @@ def test_gpt2_tokenizer_matches_transformers_gpt2_tokenizer() -> None:
 
     vocab, merges = gpt2_files()
     reference = GPT2Tokenizer(str(vocab), str(merges))
-    text = gzip.open(gutenberg_book(2554), "rt", encoding="utf-8-sig").read()[50_000:80_000]
+    with gzip.open(gutenberg_book(2554), "rt", encoding="utf-8-sig") as fh:
+        text = fh.read()[50_000:80_000]
     text += " naïve café — “quoted” 日本語 😀  \n\n\n  trailing   "
     ours = load_tokenizer("gpt2").encode(text)
     assert ours.ids == reference.encode(text)

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from longread.models import LoglikelihoodRequest, LoglikelihoodResult
-from longread.models.shared_prefix import score_group_naive, score_group_shared
+from longread.models.shared_prefix import prefill, score_group_naive, score_group_shared
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, book_text, tuned
 
 TOLERANCE = 1e-3  # nats, per continuation
@@ -153,3 +153,28 @@ def test_progress_counts_tokens() -> None:
         [LoglikelihoodRequest("One two three four five six seven", (" eight", " nine ten"))], counted.append
     )[0]
     assert sum(counted) == result.context_tokens_kept - 1 + sum(s.n_tokens for s in result.scores)
+
+
+def test_sliding_window_models_fall_back_to_private_caches() -> None:
+    """A packed mask would bypass a sliding window; such models score each continuation on a cache copy."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    config = MistralConfig(
+        vocab_size=500,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        sliding_window=16,
+        max_position_embeddings=512,
+    )
+    torch.manual_seed(0)
+    model = MistralForCausalLM(config).eval()
+    context = [(7 * i) % 500 for i in range(90)]
+    continuations = [[1, 2, 3, 4, 5], [9], list(range(100, 140))]
+    assert not prefill(model, context, 8).packable
+    naive = score_group_naive(model, context, continuations)
+    shared = score_group_shared(model, context, continuations, prefill_chunk=8, token_budget=16)
+    for a, b in zip(shared, naive, strict=True):
+        assert abs(a.logprob - b.logprob) <= TOLERANCE

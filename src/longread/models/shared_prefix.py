@@ -34,7 +34,7 @@ from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 from longread.models.requests import Progress
 
 DEFAULT_TOKEN_BUDGET = 1024
-"""Most continuation tokens in one batched forward (bounds the [batch, tokens, vocab] logits)."""
+"""Most continuation tokens in one packed forward (bounds its [tokens, vocab] logits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +44,11 @@ class TokenScore:
 
 
 class _ReadOnlyPrefixLayer(DynamicLayer):
-    """One layer's prefix keys/values (batch 1) seen by a batch of continuations.
+    """One layer's prefix keys/values, read by the packed continuations.
 
     ``update`` returns prefix + new states for attention but stores nothing, so
-    the prefix survives every forward unchanged and only one layer's expanded
-    keys exist at a time.
+    the prefix survives every forward unchanged (no crop, no copy per
+    sub-batch) and only one layer's concatenated keys exist at a time.
     """
 
     def __init__(self, keys: torch.Tensor, values: torch.Tensor) -> None:
