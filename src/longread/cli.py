@@ -168,6 +168,132 @@ def convert_chapterbreak_command(
         raise _fail(exc) from None
 
 
+eval_app = typer.Typer(help="Evaluate a language model on a benchmark file.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+def _parse_lengths(text: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter("give comma-separated token counts, e.g. 256,1024,4096") from None
+    if not lengths or min(lengths) < 1:
+        raise typer.BadParameter("give at least one positive token count")
+    return lengths
+
+
+@eval_app.command("chapterbreak")
+def eval_chapterbreak_command(
+    data: Annotated[Path, typer.Option("--data", help="A longread ChapterBreak JSONL file.")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help="smollm2 (bundled SmolLM2-135M-Instruct), hf:FOLDER, gguf:FILE, random:llama / random:gpt2.",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
+    ],
+    prefix_lengths: Annotated[
+        str, typer.Option(help="Prefix lengths in the model's tokens, comma-separated.")
+    ] = "256,512,1024,2048,4096,8192",
+    suffix_tokens: Annotated[
+        int, typer.Option(help="Each candidate is cut to its first N model tokens.")
+    ] = 128,
+    limit: Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")] = None,
+    sample: Annotated[
+        int | None, typer.Option(help="Evaluate a seeded random N instances (spread over books).")
+    ] = None,
+    sample_seed: Annotated[int, typer.Option(help="Seed of --sample.")] = 0,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the run in --out: nothing finished is redone.")
+    ] = False,
+    overwrite: Annotated[bool, typer.Option(help="Delete the run in --out and start again.")] = False,
+    mode: Annotated[
+        str, typer.Option(help="shared: read the prefix once for all candidates; naive: once per candidate.")
+    ] = "shared",
+    batch_size: Annotated[int, typer.Option(help="Candidates scored in one forward pass.")] = 8,
+    prefill_chunk: Annotated[
+        int, typer.Option(help="Prefix tokens per forward pass while prefilling.")
+    ] = 512,
+    dtype: Annotated[str, typer.Option(help="float32, bfloat16 or float16.")] = "float32",
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    threads: Annotated[
+        int | None, typer.Option(help="CPU threads for the model (default: all cores).")
+    ] = None,
+    truncate: Annotated[
+        bool, typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead).")
+    ] = True,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Score every candidate of every instance at each prefix length; accuracy per length with 95% intervals."""
+    from longread.benchmarks.chapterbreak.evaluate import EvalSettings, evaluate_chapterbreak
+    from longread.models.registry import load_backend
+    from longread.report.build import build_report
+
+    settings = EvalSettings(
+        prefix_lengths=_parse_lengths(prefix_lengths),
+        suffix_tokens=suffix_tokens,
+        truncate=truncate,
+        limit=limit,
+        sample=sample,
+        sample_seed=sample_seed,
+    )
+    if mode not in ("shared", "naive"):
+        raise typer.BadParameter("use shared or naive", param_hint="--mode")
+    try:
+        backend = load_backend(
+            model,
+            device=device,
+            dtype=dtype,
+            mode=mode,  # type: ignore[arg-type]
+            prefill_chunk=prefill_chunk,
+            batch_size=batch_size,
+            threads=threads,
+        )
+        outcome = evaluate_chapterbreak(
+            data, backend, out, settings, resume=resume, overwrite=overwrite, show_progress=not quiet
+        )
+        files = build_report([out], out)
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    typer.echo(
+        f"scored {outcome.scored} samples ({outcome.reused} reused from a shorter length that held the whole "
+        f"prefix, {outcome.skipped_done} instances already done) → {out}"
+    )
+    typer.echo(files.table)
+    typer.echo(f"plot: {files.plot}")
+    if outcome.errors:
+        typer.echo(
+            f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):"
+        )
+        for key, message in outcome.errors:
+            typer.echo(f"  {key}: {message}")
+        raise typer.Exit(code=1)
+
+
+@app.command("report")
+def report_command(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories (several runs share one table and plot).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for report.md and the PNG plot.")] = Path(
+        "report"
+    ),
+) -> None:
+    """A markdown table and a plot of accuracy against prefix length, for one or more runs."""
+    from longread.report.build import build_report
+
+    try:
+        files = build_report(list(runs), out)
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    typer.echo(files.table)
+    typer.echo(f"report: {files.markdown}")
+    typer.echo(f"plot: {files.plot}")
+
+
 @app.command("read")
 def read_command(
     path: Annotated[Path, typer.Argument(help="A book file.")],

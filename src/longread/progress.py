@@ -41,8 +41,10 @@ class Progress:
         use_bar: bool | None = None,
         interval_s: float = DEFAULT_LINE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
+        enabled: bool = True,
     ) -> None:
         self.total = total
+        self.enabled = enabled
         self.desc = desc
         self.unit = unit
         self.done = initial
@@ -55,7 +57,7 @@ class Progress:
         self._last_line = self._start
         self._closed = False
         if use_bar is None:
-            use_bar = self._stream.isatty()
+            use_bar = enabled and self._stream.isatty()
         self._bar: Any = (
             tqdm(total=total, desc=desc, unit=unit, initial=initial, file=self._stream, dynamic_ncols=True)
             if use_bar
@@ -112,6 +114,8 @@ class Progress:
         return prefix + ", ".join(parts)
 
     def _print_line(self) -> None:
+        if not self.enabled:
+            return
         print(self.status_line(), file=self._stream, flush=True)
         self._last_line = self._clock()
 

@@ -62,6 +62,8 @@ class ContinuationScore:
     """Tokens of the whole continuation before truncation."""
     is_greedy: bool
     """Every scored token is the model's argmax."""
+    scored_text: str = ""
+    """The text of the scored tokens (after the boundary rule and truncation), e.g. to count its words."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import io
 import random
 import time
 from collections import Counter
@@ -125,7 +124,7 @@ def build_chapterbreak(
             total=None,
             desc="building ChapterBreak",
             unit="book",
-            stream=None if show_progress else io.StringIO(),
+            enabled=show_progress,
         ) as progress,
     ):
         for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
