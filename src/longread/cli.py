@@ -227,7 +227,7 @@ def eval_chapterbreak_command(
     ] = True,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Score every candidate of every instance at each prefix length; accuracy per length with 95% intervals."""
+    """Score all candidates of every instance at each prefix length: accuracy per length, 95% intervals."""
     from longread.benchmarks.chapterbreak.evaluate import EvalSettings, evaluate_chapterbreak
     from longread.models.registry import load_backend
     from longread.report.build import build_report

@@ -129,7 +129,7 @@ class HFBackend:
                             n_tokens=len(tokens),
                             n_tokens_original=original,
                             is_greedy=score.is_greedy,
-                            scored_text=self.tokenizer.decode(list(tokens)),
+                            scored_text=str(self.tokenizer.decode(list(tokens))),
                         )
                         for score, tokens, original in zip(
                             scores, group.continuations, group.continuation_tokens_original, strict=True

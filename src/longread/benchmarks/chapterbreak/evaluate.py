@@ -126,28 +126,23 @@ def summarise(rows: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
     same bytes as an uninterrupted one.
     """
     by_length: dict[str, Any] = {}
-    for length, summary in accuracy_by(rows, "prefix_length").items():
+    for group_key, summary in accuracy_by(rows, "prefix_length").items():
+        length = int(str(group_key))
         group = [row for row in rows if row["prefix_length"] == length]
         scored = [row for row in group if row["gold_words"] > 0]
+        perplexity = (
+            pooled_word_perplexity([row["gold_logprob"] for row in scored], [row["gold_words"] for row in scored])
+            if scored
+            else None
+        )
         by_length[str(length)] = {
             **summary.as_dict(),
             "ties": sum(1 for row in group if row["tie"]),
-            "word_perplexity": pooled_word_perplexity(
-                [row["gold_logprob"] for row in scored], [row["gold_words"] for row in scored]
-            )
-            if scored
-            else None,
+            "word_perplexity": perplexity,
             "truncated_prefix": sum(1 for row in group if row["context_truncated"]),
             "mean_context_tokens": sum(row["context_tokens_kept"] for row in group) / len(group),
-            "short_prefix": sum(1 for row in group if row["context_tokens_original"] < int(length)),
-            "truncated_candidates": sum(
-                sum(
-                    1
-                    for kept, orig in zip(row["continuation_tokens"], row["continuation_tokens_original"])
-                    if kept < orig
-                )
-                for row in group
-            ),
+            "short_prefix": sum(1 for row in group if row["context_tokens_original"] < length),
+            "truncated_candidates": sum(_cut_candidates(row) for row in group),
         }
     n_candidates = {len(row["logprobs"]) for row in rows}
     return {
@@ -161,12 +156,17 @@ def summarise(rows: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
             "samples": len(rows),
         },
         "notes": {
-            "word_perplexity": "exp(-sum of gold log-probs / sum of gold words), words = whitespace-separated "
-            "words of the scored (kept) gold text",
+            "word_perplexity": "exp(-sum of gold log-probs / sum of gold words), words = "
+            "whitespace-separated words of the scored (kept) gold text",
             "short_prefix": "samples whose whole prefix had fewer tokens than the prefix length",
             "truncated_prefix": "samples whose prefix was cut from the left to the prefix length",
         },
     }
+
+
+def _cut_candidates(row: dict[str, Any]) -> int:
+    kept_and_original = zip(row["continuation_tokens"], row["continuation_tokens_original"], strict=True)
+    return sum(1 for kept, original in kept_and_original if kept < original)
 
 
 def evaluate_chapterbreak(
