@@ -130,8 +130,8 @@ def summarise(rows: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
         length = int(str(group_key))
         group = [row for row in rows if row["prefix_length"] == length]
         scored = [row for row in group if row["gold_words"] > 0]
-        logprobs = [row["gold_logprob"] for row in scored]
-        perplexity = pooled_word_perplexity(logprobs, [row["gold_words"] for row in scored]) if scored else None
+        logprobs, words = [row["gold_logprob"] for row in scored], [row["gold_words"] for row in scored]
+        perplexity = pooled_word_perplexity(logprobs, words) if scored else None
         by_length[str(length)] = {
             **summary.as_dict(),
             "ties": sum(1 for row in group if row["tie"]),
