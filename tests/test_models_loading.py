@@ -131,6 +131,8 @@ def test_smollm2_comes_from_its_safetensors_cache() -> None:
     assert folder == gguf_cache_folder(smollm2_gguf_path(), "smollm2")
     marker = json.loads((folder / CACHE_MARKER).read_text())
     assert marker["files"]["model.safetensors"] == (folder / "model.safetensors").stat().st_size > 500_000_000
+    # an ordinary HF folder: other loaders (lm-eval, vLLM) must not be sent looking for the GGUF file
+    assert "quantization_config" not in json.loads((folder / "config.json").read_text())
     assert smol.max_length == 8192
     assert type(smol.model).__name__ == "LlamaForCausalLM"
 

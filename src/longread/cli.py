@@ -322,12 +322,15 @@ def read_command(
 @app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for the demo's files.")] = Path("demo-out"),
+    model: Annotated[str, typer.Option(help="Model spec to evaluate.")] = "smollm2",
+    prefix_lengths: Annotated[str, typer.Option(help="Prefix lengths, comma-separated.")] = "256,512,1024,2048",
+    sample: Annotated[int, typer.Option(help="Instances to evaluate (a seeded sample).")] = 12,
 ) -> None:
-    """Build a ChapterBreak set from the books bundled with longread and print its statistics."""
+    """Build ChapterBreak from the books bundled with longread, evaluate a model, print the table, plot it."""
     from longread.demo import run_demo
 
     try:
-        run_demo(out)
+        run_demo(out, model=model, prefix_lengths=_parse_lengths(prefix_lengths), sample=sample)
     except LongreadError as exc:
         raise _fail(exc) from None
 

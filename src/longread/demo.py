@@ -1,4 +1,4 @@
-"""``make demo``: build a ChapterBreak set from the books bundled with longread and show it."""
+"""``make demo``: build ChapterBreak from the bundled books, evaluate SmolLM2, print the table and plot."""
 
 from __future__ import annotations
 
@@ -8,9 +8,16 @@ from pathlib import Path
 import typer
 
 from longread.benchmarks.chapterbreak.build import BuildOptions
+from longread.benchmarks.chapterbreak.evaluate import EvalSettings, evaluate_chapterbreak
 from longread.benchmarks.chapterbreak.io import iter_instances
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.stats import compute_stats, format_stats
+from longread.models.registry import load_backend
+from longread.report.build import build_report
+
+DEMO_MODEL = "smollm2"
+DEMO_PREFIX_LENGTHS = (256, 512, 1024, 2048)
+DEMO_SAMPLE = 12
 
 
 def bundled_books() -> list[Path]:
@@ -19,13 +26,35 @@ def bundled_books() -> list[Path]:
     return sorted(folder.glob("*.txt.gz"))
 
 
-def run_demo(out: Path) -> None:
+def run_demo(
+    out: Path,
+    *,
+    model: str = DEMO_MODEL,
+    prefix_lengths: tuple[int, ...] = DEMO_PREFIX_LENGTHS,
+    sample: int = DEMO_SAMPLE,
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     data = out / "chapterbreak.jsonl"
     books = bundled_books()
-    typer.echo(f"building ChapterBreak from {len(books)} bundled books → {data}")
+    typer.echo(f"1. building ChapterBreak from {len(books)} bundled books → {data}")
     report = build_chapterbreak(list(books), data, BuildOptions(seed=0), workers=2)
     for line in report.summary_lines():
-        typer.echo(line)
+        typer.echo("   " + line)
     typer.echo("")
     typer.echo(format_stats(compute_stats(iter_instances(data))))
+    typer.echo("")
+    run = out / f"run-{model.replace(':', '-').replace('/', '_')}"
+    typer.echo(
+        f"2. evaluating {model} on {sample} instances (seeded sample) at prefix lengths "
+        f"{', '.join(map(str, prefix_lengths))} → {run} (rerunning resumes)"
+    )
+    backend = load_backend(model)
+    settings = EvalSettings(prefix_lengths=prefix_lengths, sample=sample)
+    outcome = evaluate_chapterbreak(data, backend, run, settings, resume=True)
+    files = build_report([run], out / "report")
+    typer.echo("")
+    typer.echo(files.table)
+    typer.echo("")
+    typer.echo(f"chance is 1 in 6 (16.7%); {outcome.scored} samples scored now, {outcome.reused} reused")
+    typer.echo(f"report: {files.markdown}")
+    typer.echo(f"plot:   {files.plot}")

