@@ -6,6 +6,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.longread-installed
 APT_PACKAGES :=
 DEMO_OUT ?= demo-out
+# Models and tokenizers load from local files only; never wait on a hub.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install demo test lint typecheck bench clean
 

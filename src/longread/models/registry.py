@@ -116,18 +116,17 @@ register_backend("random", _random, "random:llama | random:gpt2 — tiny seeded 
 
 
 def default_threads() -> int:
-    """CPUs this process may use minus those other processes keep busy right now.
+    """All CPUs this process may use; ``$LONGREAD_THREADS`` overrides.
 
-    On a shared machine more threads than idle cores make OpenMP threads spin on
-    each other: measured here, 2 threads beside one busy process ran a forward
-    ~3x slower than 1 thread. ``$LONGREAD_THREADS`` overrides.
+    Deliberately not adapted to the current load: the thread count can change the
+    last bits of float sums, and a resumed run must score like an uninterrupted
+    one. On a busy shared machine pass ``--threads 1`` (measured here: 2 threads
+    beside one busy process ran a forward ~3x slower than 1 thread).
     """
     env = os.environ.get("LONGREAD_THREADS")
     if env:
         return max(1, int(env))
-    cpus = len(os.sched_getaffinity(0))
-    busy = round(os.getloadavg()[0])
-    return max(1, min(cpus, cpus - busy))
+    return len(os.sched_getaffinity(0))
 
 
 def set_threads(threads: int | None) -> int:
