@@ -323,7 +323,9 @@ def read_command(
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for the demo's files.")] = Path("demo-out"),
     model: Annotated[str, typer.Option(help="Model spec to evaluate.")] = "smollm2",
-    prefix_lengths: Annotated[str, typer.Option(help="Prefix lengths, comma-separated.")] = "256,512,1024,2048",
+    prefix_lengths: Annotated[
+        str, typer.Option(help="Prefix lengths, comma-separated.")
+    ] = "256,512,1024,2048",
     sample: Annotated[int, typer.Option(help="Instances to evaluate (a seeded sample).")] = 12,
 ) -> None:
     """Build ChapterBreak from the books bundled with longread, evaluate a model, print the table, plot it."""
