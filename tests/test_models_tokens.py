@@ -115,7 +115,8 @@ def test_request_validation() -> None:
 
 @pytest.mark.parametrize(("n_tokens", "max_length"), [(1, 8), (8, 8), (9, 8), (30, 8), (17, 5), (5, 1)])
 def test_rolling_windows_are_lm_evals(n_tokens: int, max_length: int) -> None:
-    lm_eval_utils = pytest.importorskip("lm_eval.utils")
+    import lm_eval.utils as lm_eval_utils  # installed by `make install` (the bench extra)
+
     tokens = list(range(100, 100 + n_tokens))
     theirs = [
         lm_eval_utils.make_disjoint_window(w)
