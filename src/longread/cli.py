@@ -326,7 +326,7 @@ def demo_command(
     prefix_lengths: Annotated[
         str, typer.Option(help="Prefix lengths, comma-separated.")
     ] = "256,512,1024,2048",
-    sample: Annotated[int, typer.Option(help="Instances to evaluate (a seeded sample).")] = 12,
+    sample: Annotated[int, typer.Option(help="Instances to evaluate (a seeded sample).")] = 10,
 ) -> None:
     """Build ChapterBreak from the books bundled with longread, evaluate a model, print the table, plot it."""
     from longread.demo import run_demo

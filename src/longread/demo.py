@@ -17,7 +17,7 @@ from longread.report.build import build_report
 
 DEMO_MODEL = "smollm2"
 DEMO_PREFIX_LENGTHS = (256, 512, 1024, 2048)
-DEMO_SAMPLE = 12
+DEMO_SAMPLE = 10
 
 
 def bundled_books() -> list[Path]:
