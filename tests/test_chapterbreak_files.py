@@ -191,3 +191,32 @@ def test_input_errors_survive_the_trip_from_a_worker_process() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is NoChaptersError
     assert str(copy) == str(error)
+
+
+@needs_shared
+@pytest.mark.parametrize("kind", ["tar.gz", "zip"])
+def test_books_inside_archives_are_read_as_a_stream(tmp_path: Path, kind: str) -> None:
+    import tarfile
+    import zipfile
+
+    from longread.documents.corpus import iter_books
+
+    names = ["pg84.txt.gz", "pg2852.txt.gz"]
+    archive = tmp_path / f"books.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(archive, "w") as zf:
+            for name in names:
+                zf.write(gutenberg_book(int(name[2:-7])), arcname=f"corpus/{name}")
+            zf.writestr("corpus/empty.txt", "")
+    else:
+        with tarfile.open(archive, "w:gz") as tf:
+            for name in names:
+                tf.add(gutenberg_book(int(name[2:-7])), arcname=f"corpus/{name}")
+    items = list(iter_books([archive], workers=2))
+    books = [item for item in items if not isinstance(item, BadInputError)]
+    # zip members come sorted by name; a tar stream comes in archive order
+    assert [book.id for book in books] == (["2852", "84"] if kind == "zip" else ["84", "2852"])
+    assert all(book.source.startswith(str(archive)) for book in books)
+    if kind == "zip":
+        errors = [item for item in items if isinstance(item, BadInputError)]
+        assert len(errors) == 1 and "corpus/empty.txt" in str(errors[0])
