@@ -24,6 +24,8 @@ from longread.runs.errors import RunWriteError
 from tests.helpers import synthetic_book
 
 TINY = "random:gpt2"
+# Many lengths make the killed run long enough (48 samples) for the kill to land mid-way.
+LENGTHS = "32,48,64,80,96,112,128,144"
 runner = CliRunner()
 
 
@@ -75,7 +77,7 @@ def test_ties_count_as_wrong() -> None:
 def _eval_command(data: Path, run: Path, *extra: str) -> list[str]:
     return [
         sys.executable, "-m", "longread.cli", "eval", "chapterbreak", "--data", str(data), "--model", TINY,
-        "--out", str(run), "--prefix-lengths", "64,96,128", "--suffix-tokens", "16", "--quiet", *extra,
+        "--out", str(run), "--prefix-lengths", LENGTHS, "--suffix-tokens", "16", "--quiet", *extra,
     ]  # fmt: skip
 
 
@@ -91,18 +93,18 @@ def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path)
     while time.monotonic() < deadline:
         if samples.exists() and len(samples.read_text().splitlines()) >= 4:
             break
-        time.sleep(0.05)
+        time.sleep(0.005)
     process.send_signal(signal.SIGKILL)
     process.wait()
     kept = len(samples.read_text().splitlines())
-    assert 4 <= kept < 18, "the kill must land mid-run"
+    assert 4 <= kept < 48, "the kill must land mid-run"
     assert not (killed / "results.json").exists()
     resumed = subprocess.run(_eval_command(data_file, killed, "--resume"), capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert "instances already done" in resumed.stdout
     assert (killed / "results.json").read_bytes() == (whole / "results.json").read_bytes()
     rows = [json.loads(line) for line in samples.read_text().splitlines()]
-    assert len({row["key"] for row in rows}) == 18
+    assert len({row["key"] for row in rows}) == 48
 
 
 def test_disk_full_keeps_finished_samples(
