@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,11 +10,8 @@ from hypothesis import strategies as st
 
 from longread.documents.chapters import ChapterSpan, detect_chapters, spans_to_chapters, split_by_pattern
 from longread.errors import BadInputError, NoChaptersError
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gutenberg"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"shared Gutenberg corpus not found at {CORPUS}"
-)
+from tests.helpers import GUTENBERG as CORPUS
+from tests.helpers import needs_shared as needs_corpus
 
 PROSE = (
     "The rain came down on the harbour all night, and the ships rocked at their moorings while the\n"

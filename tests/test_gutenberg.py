@@ -9,11 +9,8 @@ import pytest
 
 from longread.documents.gutenberg import read_gutenberg
 from longread.errors import BadInputError, NoChaptersError
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gutenberg"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"shared Gutenberg corpus not found at {CORPUS}"
-)
+from tests.helpers import GUTENBERG as CORPUS
+from tests.helpers import needs_shared as needs_corpus
 
 PROSE = (
     "The rain came down on the harbour all night, and the ships rocked at their moorings while the\n"

@@ -12,11 +12,8 @@ from longread.documents.gutenberg import read_gutenberg
 from longread.documents.pg19 import iter_pg19, read_pg19_file
 from longread.documents.plain import read_plain
 from longread.errors import BadInputError, NoChaptersError
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gutenberg"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"shared Gutenberg corpus not found at {CORPUS}"
-)
+from tests.helpers import GUTENBERG as CORPUS
+from tests.helpers import needs_shared as needs_corpus
 
 PROSE = "The rain came down on the harbour all night, and the ships rocked at their moorings.\n"
 
