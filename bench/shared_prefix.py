@@ -1,11 +1,10 @@
 """Naive (one full forward per candidate) vs shared-prefix scoring on ChapterBreak-like instances, SmolLM2.
 
-Instances are made simply (a real ChapterBreak builder lives elsewhere): in a
-few Gutenberg books from the shared corpus, a prefix is the text that ends right
-before a line starting with "CHAPTER"; the 6 candidates are the start of that
-chapter and of 5 later chapters, each cut to its first 128 tokens, all carrying
-the true chapter's heading line. The prefix is cut from the left to 1K/2K/4K
-tokens.
+Instances are real ChapterBreak instances built by longread from the first
+Gutenberg books of the shared corpus (one per book): a prefix ending at a chapter
+break and 6 candidates (gold + 5 later chapters, headings carrying the gold's
+number). The backend cuts the prefix from the left to 1K/2K/4K SmolLM2 tokens and
+each candidate to its first 128.
 
 Each variant runs in a fresh subprocess. Peak memory is the kernel's RSS
 high-water mark (VmHWM in /proc/self/status) reset through /proc/self/clear_refs
@@ -47,32 +46,24 @@ class Instance:
 
 
 def build_instances(count: int, min_prefix_tokens: int) -> list[Instance]:
-    """One instance per book (the middle qualifying chapter), books in a fixed order."""
-    from longread.files import read_text
+    """Real ChapterBreak instances from longread's builder: one per book (the middle one whose
+    prefix holds enough tokens), books in a fixed order."""
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+    from longread.documents.reader import read_book
 
     instances = []
     for path in sorted(GUTENBERG.glob("pg*.txt.gz"), key=lambda p: int(p.name[2:].split(".")[0])):
-        text = read_text(path)
-        starts = [m.start() for m in CHAPTER_LINE.finditer(text)]
-        usable = [
-            i
-            for i in range(len(starts) - N_CANDIDATES + 1)
-            if starts[i] > min_prefix_tokens * CHARS_PER_TOKEN_BOUND
-            and all(starts[j + 1] - starts[j] > CANDIDATE_CHARS for j in range(i, i + N_CANDIDATES - 1))
-        ]
+        built = build_book(read_book(path), BuildOptions(prefix_tokens=8192, suffix_tokens=CANDIDATE_TOKENS))
+        # GPT-2 counts; the 25% margin covers SmolLM2's slightly less dense tokenizer
+        usable = [x for x in built.instances if x.prefix_tokens >= min_prefix_tokens * 1.25]
         if not usable:
             continue
-        i = usable[len(usable) // 2]
-        heading = text[starts[i] : text.index("\n", starts[i])]
-        candidates = []
-        for j in range(i, i + N_CANDIDATES):
-            piece = text[starts[j] : starts[j] + CANDIDATE_CHARS]
-            candidates.append(heading + piece[piece.index("\n") :])  # no chapter-number leak
-        instances.append(Instance(path.name, i, text[: starts[i]], tuple(candidates)))
+        chosen = usable[len(usable) // 2]
+        instances.append(Instance(path.name, chosen.chapter_index, chosen.prefix, tuple(chosen.candidates)))
         if len(instances) == count:
             break
     if len(instances) < count:
-        raise SystemExit(f"only {len(instances)} books in {GUTENBERG} have {N_CANDIDATES} usable chapters")
+        raise SystemExit(f"only {len(instances)} books in {GUTENBERG} give instances this long")
     return instances
 
 
