@@ -220,3 +220,13 @@ def test_books_inside_archives_are_read_as_a_stream(tmp_path: Path, kind: str) -
     if kind == "zip":
         errors = [item for item in items if isinstance(item, BadInputError)]
         assert len(errors) == 1 and "corpus/empty.txt" in str(errors[0])
+
+
+@needs_shared
+def test_top_level_entry_points() -> None:
+    import longread
+
+    book = longread.read_book(gutenberg_book(84))
+    assert book.chapters[0].heading and book.chapters[0].text
+    books = list(longread.read_books([gutenberg_book(84), gutenberg_book(2852)]))
+    assert [b.id for b in books if isinstance(b, longread.Book)] == ["84", "2852"]
