@@ -57,6 +57,25 @@ def read_bytes(path: str | Path) -> bytes:
         raise BadInputError(path, f"cannot read ({type(exc).__name__}: {exc})", "check the file") from None
 
 
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` decompressed bytes, without reading the rest (for sniffing a format)."""
+    path = Path(path)
+    if path.name.endswith((".gz", ".bz2")):
+        opener = gzip.open if path.name.endswith(".gz") else bz2.open
+        try:
+            with opener(path, "rb") as fh:
+                return fh.read(size)
+        except (OSError, EOFError) as exc:
+            raise BadInputError(path, f"cannot decompress ({exc})", "the file is corrupt") from None
+    if path.name.endswith(".zst"):
+        return read_bytes(path)[:size]
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except FileNotFoundError:
+        raise BadInputError(path, "file not found", "check the path") from None
+
+
 def decode_text(
     data: bytes, path: str | Path, encoding: str | None = None, *, max_line_chars: int | None = MAX_LINE_CHARS
 ) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-BOOK_SCHEMA_VERSION = 1
-
 # What separates the rendered parts of a book (heading from body, chapter from chapter).
 HEADING_BODY_SEPARATOR = "\n\n"
 CHAPTER_SEPARATOR = "\n\n\n"

@@ -16,7 +16,7 @@ from typing import Literal
 
 from longread.documents.book import Book
 from longread.errors import BadInputError, LongreadError
-from longread.files import read_bytes, strip_compression_suffix
+from longread.files import read_head, strip_compression_suffix
 
 Format = Literal["auto", "gutenberg", "pg19", "plain", "ao3-html", "epub", "jsonl"]
 FORMATS: tuple[str, ...] = ("auto", "gutenberg", "pg19", "plain", "ao3-html", "epub", "jsonl")
@@ -52,7 +52,7 @@ def guess_format(path: Path) -> Format:
         and (path.parent.parent / "metadata.csv").is_file()
     ):
         return "pg19"
-    head = read_bytes(path)[:60000]
+    head = read_head(path, 60000)
     if any(sign in head for sign in _GUTENBERG_SIGNS):
         return "gutenberg"
     return "plain"

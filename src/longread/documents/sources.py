@@ -31,10 +31,6 @@ class Source:
     path: Path | None = None
     data: bytes | None = None
 
-    @property
-    def name(self) -> str:
-        return self.path.name if self.path is not None else self.label.rsplit("/", 1)[-1]
-
 
 def is_book_file(name: str) -> bool:
     lowered = name.lower()
@@ -43,12 +39,6 @@ def is_book_file(name: str) -> bool:
 
 def is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES) and not name.lower().endswith(".epub")
-
-
-def is_pg19_folder(path: Path) -> bool:
-    return (path / "metadata.csv").is_file() and any(
-        (path / split).is_dir() for split in ("train", "validation", "test")
-    )
 
 
 def iter_sources(paths: Iterable[str | Path]) -> Iterator[Source]:

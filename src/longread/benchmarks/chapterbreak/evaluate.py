@@ -234,12 +234,15 @@ def _evaluate_instance(
             else:
                 result = backend.loglikelihood([make_request(instance, length, settings)])[0]
                 reused = False
-                tokens += result.context_tokens_kept + sum(s.n_tokens for s in result.scores)
             if result.context_tokens_kept == result.context_tokens_original:
                 whole = result
             row = make_row(instance, length, result)
             row["reused_shorter_length"] = reused
-            run.append(row, tokens=0 if reused else tokens)
+            sample_tokens = (
+                0 if reused else result.context_tokens_kept + sum(s.n_tokens for s in result.scores)
+            )
+            run.append(row, tokens=sample_tokens)
+            tokens += sample_tokens
             outcome.reused += int(reused)
             outcome.scored += int(not reused)
             if on_sample is not None:

@@ -26,7 +26,7 @@ def iter_instances(path: str | Path) -> Iterator[ChapterBreakInstance]:
             raise BadInputError(
                 path, f"not valid JSON ({exc.msg}, column {exc.colno})", line=number
             ) from None
-        if (isinstance(data, dict) and "pg19" in data) or (isinstance(data, dict) and "ao3" in data):
+        if isinstance(data, dict) and ("pg19" in data or "ao3" in data):
             raise BadInputError(
                 path,
                 "this is the official ChapterBreak layout, not longread's JSONL",

@@ -11,13 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longread.benchmarks.chapterbreak.build import (
-    BookInstances,
     BuildOptions,
     CandidateStart,
     build_book,
     pool_entries,
 )
-from longread.documents.book import Book
 from longread.documents.corpus import map_books
 from longread.documents.reader import ReadOptions
 from longread.errors import LongreadError
@@ -67,12 +65,6 @@ class StrictBuildError(LongreadError):
     pass
 
 
-def _serialised_instances(
-    book: Book, options: BuildOptions, pool: tuple[CandidateStart, ...]
-) -> BookInstances:
-    return build_book(book, options, out_of_book_pool=pool)
-
-
 def collect_pool(
     inputs: Iterable[str | Path],
     options: BuildOptions,
@@ -117,7 +109,7 @@ def build_chapterbreak(
     pool: tuple[CandidateStart, ...] = ()
     if options.negatives_from == "out-of-book":
         pool = collect_pool(inputs, options, read_options, workers)
-    per_book = functools.partial(_serialised_instances, options=options, pool=pool)
+    per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
     with (
         atomic_writer(out) as fh,
         Progress(
