@@ -12,6 +12,7 @@ from transformers import PreTrainedTokenizerBase
 from longread.models.errors import ContextTooLongError
 from longread.models.loading import LoadedModel, resolve_max_length
 from longread.models.requests import (
+    LANGUAGE_MODEL_CAPABILITIES,
     STOPPED_BY_EOS,
     STOPPED_BY_MAX_TOKENS,
     STOPPED_BY_STOP,
@@ -67,6 +68,8 @@ class HFTokenEncoder:
 
 class HFBackend:
     """Scores in ``mode="shared"`` (context read once per request) or ``"naive"`` (one forward each)."""
+
+    capabilities = LANGUAGE_MODEL_CAPABILITIES
 
     def __init__(
         self,

@@ -124,12 +124,73 @@ class GenerateResult:
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class RankRequest:
+    """Score candidates as continuations of one context with a model that is not a token-level LM.
+
+    A ranker (SuffixLM) gives each candidate a score, higher = more likely to
+    follow; the scores are not log-probabilities. ``max_context_tokens`` keeps the
+    LAST tokens of the context and ``max_candidate_tokens`` the FIRST tokens of each
+    candidate, counted in the ranker's own tokenizer.
+    """
+
+    context: str
+    candidates: tuple[str, ...]
+    max_context_tokens: int | None = None
+    max_candidate_tokens: int | None = None
+    schema_version: int = field(default=SCHEMA_VERSION, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "candidates", tuple(self.candidates))
+        if not self.candidates:
+            raise ValueError("a RankRequest needs at least one candidate")
+        _positive_or_none("max_context_tokens", self.max_context_tokens)
+        _positive_or_none("max_candidate_tokens", self.max_candidate_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class RankResult:
+    scores: tuple[float, ...]
+    """One per candidate, in the request's order; higher is better."""
+    context_tokens_original: int
+    context_tokens_kept: int
+    candidate_tokens: tuple[int, ...]
+    """Tokens of each candidate the ranker read (after ``max_candidate_tokens``)."""
+    candidate_tokens_original: tuple[int, ...]
+    schema_version: int = field(default=SCHEMA_VERSION, compare=False)
+
+
+LOGLIKELIHOOD = "loglikelihood"
+LOGLIKELIHOOD_ROLLING = "loglikelihood_rolling"
+GENERATE = "generate"
+RANK = "rank"
+LANGUAGE_MODEL_CAPABILITIES = frozenset({LOGLIKELIHOOD, LOGLIKELIHOOD_ROLLING, GENERATE})
+"""What a token-level language model answers."""
+RANKER_CAPABILITIES = frozenset({RANK})
+"""What a ranker (SuffixLM) answers."""
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """A model that only scores candidates for a context (capability ``rank``)."""
+
+    name: str
+    capabilities: frozenset[str]
+
+    def rank(self, requests: Sequence[RankRequest], progress: Progress | None = None) -> list[RankResult]: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def describe(self) -> dict[str, str]: ...
+
+
 @runtime_checkable
 class Backend(Protocol):
     """A language model that answers requests. It knows nothing of benchmarks."""
 
     name: str
     max_length: int
+    capabilities: frozenset[str]
 
     def loglikelihood(
         self, requests: Sequence[LoglikelihoodRequest], progress: Progress | None = None
