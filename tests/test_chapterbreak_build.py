@@ -103,18 +103,25 @@ def test_cause_and_dialogue_boundaries() -> None:
     book = synthetic_book(3)
     chapters = list(book.chapters)
     text = chapters[1].text
+    # ~200 tokens of filler between boundaries, so the 128-token windows never overlap.
+    filler = " ".join(f"The ship sailed on past harbour {n} in the rain." for n in range(20))
     lines = [
-        f'He stopped. Because the road was long, he rested {k}.\n\n"Come here {k}," she said.'
+        f"{filler}\n\nHe stopped because the road was long, he rested {k}.\n\n{filler}\n\n"
+        f'"Come here {k}," she said.'
         for k in range(12)
     ]
     chapters[1] = type(chapters[1])(heading=chapters[1].heading, text=text + "\n\n" + "\n\n".join(lines))
     book = Book(**{**book.__dict__, "chapters": tuple(chapters)})
     rendered = RenderedBook.of(book)
-    for suffix_type, opener in (("cause", "Because"), ("dialogue", '"')):
+    for suffix_type, opener, rule in (
+        ("cause", "because", "cause-cue/mid-sentence"),
+        ("dialogue", '"', "dialogue-quote"),
+    ):
         built = build_book(book, BuildOptions(prefix_tokens=256, suffix_type=suffix_type))  # type: ignore[arg-type]
-        assert len(built.instances) == 12 - 5
+        assert len(built.instances) == 12 - 5, built.dropped
         for instance in built.instances:
             assert instance.gold.startswith(opener)
+            assert instance.boundary_rule == rule
             assert instance.boundary_char is not None
             assert rendered.text[: instance.boundary_char].endswith(instance.prefix)
             assert all(n.startswith(opener) for n in instance.negatives)

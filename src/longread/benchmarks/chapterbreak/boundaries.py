@@ -1,4 +1,18 @@
-"""Where suffixes may start in a rendered book: chapter headings, 'because' sentences, dialogue."""
+"""Where suffixes may start in a rendered book: chapter headings, causal cues, dialogue.
+
+Each boundary carries the rule that found it (recorded in every instance as
+``boundary_rule``):
+
+- ``chapter-heading``: a chapter's heading starts the suffix.
+- ``cause-cue/sentence-start``, ``cause-cue/mid-sentence``: "because", "due to" or
+  "owing to" opening a clause or phrase, at a sentence start *or mid-sentence*
+  ("…he left the house | because he could not bear…"),
+  as the paper's cause suffixes "contain 'because', 'due to', 'owing to'" at their
+  beginning. Not taken: the cue inside a word or hyphenated compound, "due to" /
+  "owing to" meaning *owed to* ("the money due to him") or *scheduled to*
+  ("due to arrive").
+- ``dialogue-quote``: a sentence starting with an opening quotation mark.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +21,26 @@ from dataclasses import dataclass
 
 from longread.documents.book import HEADING_BODY_SEPARATOR, Book
 
+CHAPTER_RULE = "chapter-heading"
+CAUSE_RULE = "cause-cue"
+DIALOGUE_RULE = "dialogue-quote"
+BOUNDARY_RULES = (CHAPTER_RULE, CAUSE_RULE, DIALOGUE_RULE)
+
 # A sentence starts at a paragraph start or after . ! ? (optionally closed by a quote or bracket).
 _SENTENCE_START = r"(?:\A|\n[ \t]*|[.!?][\"”’)\]]?[ \t]+\n?[ \t]*)"
-CAUSE_PATTERN = re.compile(_SENTENCE_START + r"((?:Because|BECAUSE|Due to|DUE TO|Owing to|OWING TO)\b)")
 DIALOGUE_PATTERN = re.compile(_SENTENCE_START + r"([\"“‘«])")
+# The cue opens a clause: after whitespace, an opening quote or bracket, a dash or an
+# italics mark — never inside a word or a hyphenated compound ("self-because").
+_CLAUSE_OPENING = r"(?:(?<=\s)|(?<=[\"“‘'(\[—–_])|(?<=--)|\A)"
+# "due to him" (owed), "due to arrive" (scheduled): the cue does not give a cause there.
+_NOT_CAUSAL_AFTER = (
+    r"(?:him|her|me|you|us|them|thee|one|be|been|arrive|leave|start|sail|return|come|go|appear|"
+    r"begin|meet|take|have|marry|the\s+crown)\b"
+)
+CAUSE_PATTERN = re.compile(
+    _CLAUSE_OPENING + r"(because\b|(?:due|owing)\s+to\b(?!\s+" + _NOT_CAUSAL_AFTER + r"))",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -48,12 +78,24 @@ class RenderedBook:
         return None
 
 
-def sentence_positions(rendered: RenderedBook, suffix_type: str) -> list[int]:
-    """Offsets of every sentence start of the given type that lies inside a chapter body."""
+_BEFORE_SENTENCE = re.compile(r"(?:\n[ \t]*|[.!?][\"”’)\]]?[ \t]+\n?[ \t]*)[\"“‘(_]?\Z")
+
+
+def cause_rule_at(text: str, offset: int) -> str:
+    """``cause-cue/sentence-start`` or ``cause-cue/mid-sentence`` for a cue at ``offset``."""
+    before = text[max(0, offset - 16) : offset]
+    at_start = offset == 0 or _BEFORE_SENTENCE.search(before) is not None
+    return f"{CAUSE_RULE}/{'sentence-start' if at_start else 'mid-sentence'}"
+
+
+def sentence_positions(rendered: RenderedBook, suffix_type: str) -> list[tuple[int, str]]:
+    """(offset, boundary rule) of every cause cue or dialogue sentence start inside a chapter body."""
     pattern = CAUSE_PATTERN if suffix_type == "cause" else DIALOGUE_PATTERN
-    positions: list[int] = []
+    positions: list[tuple[int, str]] = []
     for match in pattern.finditer(rendered.text):
         start = match.start(1)
-        if rendered.chapter_at(start) is not None:
-            positions.append(start)
+        if rendered.chapter_at(start) is None:
+            continue
+        rule = cause_rule_at(rendered.text, start) if suffix_type == "cause" else DIALOGUE_RULE
+        positions.append((start, rule))
     return positions

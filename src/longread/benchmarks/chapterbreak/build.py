@@ -4,21 +4,27 @@ For a ``chapter`` instance the prefix is the book text before chapter i's headin
 (left-truncated to the token budget), the gold is chapter i's start (heading +
 body, right-truncated to the suffix budget) and the negatives are starts of
 *later* chapters of the same book, sampled with a per-book seeded RNG, their
-headings rewritten to carry the gold's chapter number.
+headings rewritten to the gold's heading form (``numbering.conform_heading``).
+
+Candidates never overlap: the gold and every negative cover disjoint windows of
+their books (the characters their kept, token-cut text spans), and none overlaps
+the prefix. A boundary without enough such negatives yields no instance; the
+reason is counted in the build report.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from longread.benchmarks.chapterbreak.boundaries import RenderedBook, sentence_positions
-from longread.benchmarks.chapterbreak.numbering import heading_label, is_numbered, rewrite_heading_numbers
+from longread.benchmarks.chapterbreak.boundaries import CHAPTER_RULE, RenderedBook, sentence_positions
+from longread.benchmarks.chapterbreak.numbering import conform_heading, heading_label, is_numbered
 from longread.benchmarks.chapterbreak.schema import (
     CandidateSource,
     ChapterBreakInstance,
@@ -62,6 +68,22 @@ class CandidateStart:
     char_offset: int
     heading: str  # "" for sentence starts
     body: str  # the text from the start on (after the heading), possibly cut to a window
+    rule: str = CHAPTER_RULE  # the boundary rule that found this start (boundaries.BOUNDARY_RULES)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A start made into a candidate: its kept text and the window of its book it covers."""
+
+    start: CandidateStart
+    text: str
+    tokens: int
+    chars_original: int
+    window_end: int  # char_offset + characters of the book the kept text covers
+
+    @property
+    def window(self) -> tuple[str, int, int]:
+        return self.start.book_id, self.start.char_offset, self.window_end
 
 
 @dataclass
@@ -96,7 +118,7 @@ def chapter_starts(rendered: RenderedBook) -> list[CandidateStart]:
 
 def sentence_starts(rendered: RenderedBook, suffix_type: str) -> list[CandidateStart]:
     starts = []
-    for offset in sentence_positions(rendered, suffix_type):
+    for offset, rule in sentence_positions(rendered, suffix_type):
         chapter = rendered.chapter_at(offset)
         assert chapter is not None
         starts.append(
@@ -106,6 +128,7 @@ def sentence_starts(rendered: RenderedBook, suffix_type: str) -> list[CandidateS
                 char_offset=offset,
                 heading="",
                 body=rendered.text[offset : offset + _CANDIDATE_WINDOW_CHARS],
+                rule=rule,
             )
         )
     return starts
@@ -135,6 +158,21 @@ class InstanceMaker:
         kept, count, _ = self.tokenizer.head(full, self.options.suffix_tokens)
         return kept, count, len(full)
 
+    def candidate(self, start: CandidateStart, heading: str | None = None) -> Candidate:
+        """``start`` cut to the suffix budget, its heading replaced by ``heading`` when given.
+
+        The window is measured in the book's own text: a replaced heading counts
+        with its original length, the body with the characters kept of it.
+        """
+        shown = start.heading if heading is None else heading
+        text, tokens, chars = self.suffix(shown, start.body)
+        if not start.heading:
+            return Candidate(start, text, tokens, chars, start.char_offset + len(text))
+        shown_lead = len(shown) + len(HEADING_BODY_SEPARATOR) if shown else 0
+        body_kept = max(0, len(text) - shown_lead)
+        covered = len(start.heading) + len(HEADING_BODY_SEPARATOR) + body_kept
+        return Candidate(start, text, tokens, chars, start.char_offset + covered)
+
 
 def build_book(
     book: Book,
@@ -160,8 +198,11 @@ def build_book(
             # Only boundaries that can have enough negatives are worth drawing.
             eligible = [g for g in golds if len(starts) - g - 1 >= options.negatives]
             golds = sorted(rng.sample(eligible, min(options.max_per_book, len(eligible))))
+    offsets = [s.char_offset for s in starts]
     for gold_index in golds:
-        instance, reason = _make_instance(maker, starts, gold_index, options, rng, out_of_book_pool, words)
+        instance, reason = _make_instance(
+            maker, starts, offsets, gold_index, options, rng, out_of_book_pool, words
+        )
         if instance is None:
             result.dropped[reason] += 1
         else:
@@ -175,41 +216,111 @@ def _same_kind(heading: str, gold_heading: str) -> bool:
     return is_numbered(heading) == is_numbered(gold_heading)
 
 
+def _later_of_same_kind(starts: list[CandidateStart], gold_index: int, first: int) -> list[CandidateStart]:
+    """Starts after the gold (from index ``first`` on) that may be its negatives."""
+    later = starts[max(first, gold_index + 1) :]
+    gold_heading = starts[gold_index].heading
+    if not gold_heading:  # sentence starts: no heading to match
+        return later
+    return [s for s in later if _same_kind(s.heading, gold_heading)]
+
+
+Window = tuple[str, int, int]  # (book id, first char, end char) in that book's rendered text
+
+
+def overlaps(window: Window, others: Sequence[Window]) -> bool:
+    book, start, end = window
+    return any(book == b and start < e and s < end for b, s, e in others)
+
+
+# Below this many eligible starts every one is tried (in a seeded random order);
+# above it starts are drawn at random until enough disjoint ones are found.
+_EXHAUSTIVE_BELOW = 256
+
+
+def pick_disjoint(
+    eligible: Sequence[CandidateStart],
+    k: int,
+    rng: random.Random,
+    make: Callable[[CandidateStart], Candidate | None],
+    taken: Sequence[Window],
+) -> list[Candidate]:
+    """Up to k candidates from ``eligible`` whose windows overlap neither ``taken`` nor each other.
+
+    ``make`` returns None for a start that cannot be a candidate (e.g. no heading of
+    the gold's form). Returns fewer than k when no more can be found.
+    """
+    windows = list(taken)
+    chosen: list[Candidate] = []
+
+    def consider(start: CandidateStart) -> None:
+        candidate = make(start)
+        if candidate is not None and not overlaps(candidate.window, windows):
+            chosen.append(candidate)
+            windows.append(candidate.window)
+
+    if len(eligible) < _EXHAUSTIVE_BELOW:
+        order = list(range(len(eligible)))
+        rng.shuffle(order)
+        for index in order:
+            if len(chosen) == k:
+                break
+            consider(eligible[index])
+        return chosen
+    tried: set[int] = set()
+    for _ in range(50 * k):
+        if len(chosen) == k:
+            break
+        index = rng.randrange(len(eligible))
+        if index not in tried:
+            tried.add(index)
+            consider(eligible[index])
+    return chosen
+
+
 def _make_instance(
     maker: InstanceMaker,
     starts: list[CandidateStart],
+    offsets: list[int],
     gold_index: int,
     options: BuildOptions,
     rng: random.Random,
     pool: Sequence[CandidateStart],
     book_words: int,
 ) -> tuple[ChapterBreakInstance | None, str]:
-    gold = starts[gold_index]
+    gold_start = starts[gold_index]
     book = maker.rendered.book
-    prefix, prefix_start, prefix_tokens, prefix_original = maker.prefix(gold.char_offset)
+    prefix, prefix_start, prefix_tokens, prefix_original = maker.prefix(gold_start.char_offset)
     if prefix_original < options.min_prefix_tokens:
         return None, f"prefix shorter than --min-prefix-tokens {options.min_prefix_tokens}"
+    gold = maker.candidate(gold_start)
+    taken: list[Window] = [(book.id, prefix_start, gold_start.char_offset), gold.window]
+    k = options.negatives
+
+    def make(start: CandidateStart) -> Candidate | None:
+        if not start.heading:
+            return maker.candidate(start)
+        heading = conform_heading(start.heading, gold_start.heading)
+        return None if heading is None else maker.candidate(start, heading)
+
     if options.negatives_from == "in-book":
-        later = [s for s in starts[gold_index + 1 :] if _same_kind(s.heading, gold.heading)]
-        if len(later) < options.negatives:
-            return None, f"fewer than {options.negatives} later candidates in the book"
-        negatives = sorted(rng.sample(later, options.negatives), key=lambda s: s.char_offset)
+        later = _later_of_same_kind(starts, gold_index, 0)
+        if len(later) < k:
+            return None, f"fewer than {k} later candidates in the book"
+        # Only starts past the gold's window can be disjoint from it.
+        first = max(gold_index + 1, bisect.bisect_left(offsets, gold.window_end))
+        eligible = _later_of_same_kind(starts, gold_index, first)
+        negatives = sorted(pick_disjoint(eligible, k, rng, make, taken), key=lambda c: c.start.char_offset)
+        if len(negatives) < k:
+            form = " and of the gold's heading form" if gold_start.heading else ""
+            return None, f"fewer than {k} later candidates disjoint from the gold and each other{form}"
     else:
-        negatives = _sample_other_books(pool, book.id, gold.heading, options.negatives, rng)
-        if len(negatives) < options.negatives:
-            return None, f"fewer than {options.negatives} candidates from other books"
-    gold_text, gold_tokens, gold_chars = maker.suffix(gold.heading, gold.body)
-    negative_texts: list[str] = []
-    negative_tokens: list[int] = []
-    negative_chars: list[int] = []
-    for negative in negatives:
-        heading = rewrite_heading_numbers(negative.heading, gold.heading) if negative.heading else ""
-        text, tokens, chars = maker.suffix(heading, negative.body)
-        negative_texts.append(text)
-        negative_tokens.append(tokens)
-        negative_chars.append(chars)
+        others = [s for s in pool if s.book_id != book.id] if len(pool) < _EXHAUSTIVE_BELOW else pool
+        negatives = pick_disjoint(others, k, rng, lambda s: None if s.book_id == book.id else make(s), taken)
+        if len(negatives) < k:
+            return None, f"fewer than {k} disjoint candidates of the gold's heading form from other books"
     collection = book.metadata.get("collection", "pg19")
-    tag = gold.chapter_index if options.suffix_type == "chapter" else gold.char_offset
+    tag = gold_start.chapter_index if options.suffix_type == "chapter" else gold_start.char_offset
     suffix_tag = "" if options.negatives_from == "in-book" else "-oob"
     instance = ChapterBreakInstance(
         id=f"{collection}/{book.id}/{options.suffix_type}{suffix_tag}/{tag}",
@@ -218,23 +329,24 @@ def _make_instance(
         book_title=book.title,
         suffix_type=options.suffix_type,
         negatives_from=options.negatives_from,
-        chapter_index=gold.chapter_index,
-        boundary_char=gold.char_offset,
+        boundary_rule=gold_start.rule,
+        chapter_index=gold_start.chapter_index,
+        boundary_char=gold_start.char_offset,
         prefix=prefix,
         prefix_start_char=prefix_start,
         prefix_truncated=prefix_start > 0,
         prefix_tokens=prefix_tokens,
         prefix_tokens_original=prefix_original,
         prefix_budget=options.prefix_tokens,
-        gold=gold_text,
-        negatives=negative_texts,
-        gold_tokens=gold_tokens,
-        negative_tokens=negative_tokens,
-        candidate_chars_original=[gold_chars, *negative_chars],
+        gold=gold.text,
+        negatives=[n.text for n in negatives],
+        gold_tokens=gold.tokens,
+        negative_tokens=[n.tokens for n in negatives],
+        candidate_chars_original=[gold.chars_original, *(n.chars_original for n in negatives)],
         suffix_budget=options.suffix_tokens,
         gold_source=_source(gold),
         negative_sources=[_source(n) for n in negatives],
-        chapter_number=heading_label(gold.heading) if gold.heading else None,
+        chapter_number=heading_label(gold_start.heading) if gold_start.heading else None,
         tokenizer=maker.tokenizer.name,
         seed=options.seed,
         book_chapters=len(book.chapters),
@@ -243,28 +355,15 @@ def _make_instance(
     return instance, ""
 
 
-def _source(start: CandidateStart) -> CandidateSource:
+def _source(candidate: Candidate) -> CandidateSource:
+    start = candidate.start
     return CandidateSource(
         book_id=start.book_id,
         chapter_index=start.chapter_index,
         char_offset=start.char_offset,
+        char_length=candidate.window_end - start.char_offset,
         heading_original=start.heading or None,
     )
-
-
-def _sample_other_books(
-    pool: Sequence[CandidateStart], book_id: str, gold_heading: str, k: int, rng: random.Random
-) -> list[CandidateStart]:
-    """k distinct pool entries from other books whose heading kind matches the gold's."""
-    chosen: dict[int, CandidateStart] = {}
-    attempts = 0
-    while len(chosen) < k and attempts < 50 * k and pool:
-        attempts += 1
-        index = rng.randrange(len(pool))
-        entry = pool[index]
-        if entry.book_id != book_id and index not in chosen and _same_kind(entry.heading, gold_heading):
-            chosen[index] = entry
-    return list(chosen.values())
 
 
 def pool_entries(book: Book, options: BuildOptions) -> list[CandidateStart]:
@@ -276,5 +375,6 @@ def pool_entries(book: Book, options: BuildOptions) -> list[CandidateStart]:
         starts = sentence_starts(rendered, options.suffix_type)
     window = options.suffix_tokens * 16
     return [
-        CandidateStart(s.book_id, s.chapter_index, s.char_offset, s.heading, s.body[:window]) for s in starts
+        CandidateStart(s.book_id, s.chapter_index, s.char_offset, s.heading, s.body[:window], s.rule)
+        for s in starts
     ]

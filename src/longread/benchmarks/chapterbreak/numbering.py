@@ -1,14 +1,25 @@
-"""Give every candidate the gold's chapter number, so no candidate leaks its position.
+"""Give every candidate the gold's heading form, so no candidate leaks its position or its book.
 
-"CHAPTER XVII. The Storm" as a negative for gold "CHAPTER III." becomes
-"CHAPTER III. The Storm": numbers in the heading's label (roman, arabic, words,
-ordinals, "9. Chapter 12" forms) take the gold's values in the gold's forms; the
-chapter's own title stays.
+``rewrite_heading_numbers``: "CHAPTER XVII. The Storm" as a negative for gold
+"CHAPTER III." becomes "CHAPTER III. The Storm": numbers in the heading's label
+(roman, arabic, words, ordinals, "9. Chapter 12" forms) take the gold's values in
+the gold's forms; the chapter's own title stays.
+
+``conform_heading`` goes further (what the builder uses): the candidate takes the
+gold's whole label (keyword, number, punctuation) and keeps its own title only
+when the gold has one, re-cased to the gold title's style and ending with the
+gold title's closing punctuation — so "CHAPTER II. THE WOOL KING." from another
+book becomes "II" for a gold "II", and "II. The Wool King" for a gold
+"II. The Storm". Only the text can then tell the candidates apart.
 """
 
 from __future__ import annotations
 
-from longread.documents.headings import NumberSpan, label_numbers
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from longread.documents.headings import NumberSpan, label_numbers, parse_label
 
 
 def heading_label(heading: str) -> str | None:
@@ -50,4 +61,109 @@ def label_values(heading: str) -> list[int]:
     return [span.value for span in label_numbers(heading)]
 
 
-__all__ = ["heading_label", "is_numbered", "label_values", "rewrite_heading_numbers"]
+TitleCase = Literal["upper", "lower", "title", "sentence", "none"]
+
+# Separators between a label and its title ("CHAPTER II. The Storm", "II—THE CAPTAIN").
+_SEPARATOR_CHARS = " \t.:;,)]—–-"
+_CLOSING_PUNCTUATION = ".!?:;,"
+# Words a title-cased title leaves in lower case ("The Council with the Munchkins").
+_MINOR_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into"}
+    | {"nor", "of", "on", "or", "the", "to", "upon", "with"}
+)
+
+
+@dataclass(frozen=True)
+class HeadingParts:
+    """A heading cut into label ("CHAPTER II"), separator (". "), title core and closing punctuation."""
+
+    label: str
+    separator: str
+    title: str
+    closing: str
+
+    @classmethod
+    def of(cls, heading: str) -> HeadingParts:
+        line = heading.strip()
+        parsed = parse_label(line)
+        label_end = parsed.label_end if parsed is not None else 0
+        rest = line[label_end:]
+        title = rest.lstrip(_SEPARATOR_CHARS)
+        separator = rest[: len(rest) - len(title)]
+        core = title.rstrip(_CLOSING_PUNCTUATION + " ")
+        if not core:
+            # No title: trailing punctuation of the label ("CHAPTER II.") is the separator.
+            return cls(line[:label_end], separator, "", "")
+        return cls(line[:label_end], separator, core, title[len(core) :].strip())
+
+    def render(self) -> str:
+        return (self.label + self.separator + self.title + self.closing).strip()
+
+
+def title_case_of(title: str) -> TitleCase:
+    """How a title is cased: upper, lower, title (major words capitalised), sentence, or none."""
+    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", title)]
+    if not words:
+        return "none"
+    if title.upper() == title:
+        return "upper"
+    if title.lower() == title:
+        return "lower"
+    major = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _MINOR_WORDS]
+    return "title" if all(w[0].isupper() for w in major) else "sentence"
+
+
+def recase_title(title: str, case: TitleCase) -> str:
+    """``title`` written in ``case`` (a sentence-cased source keeps its proper nouns)."""
+    source = title_case_of(title)
+    if case in ("none", source):
+        return title
+    if case == "upper":
+        return title.upper()
+    if case == "lower":
+        return title.lower()
+    base = title.lower() if source in ("upper", "title") else title
+    if case == "sentence":
+        return _upper_first(base)
+    pieces = re.split(r"(\s+)", base)
+    words = [
+        piece if piece.isspace() or (k > 0 and piece.lower() in _MINOR_WORDS) else _upper_first(piece)
+        for k, piece in enumerate(pieces)
+    ]
+    return "".join(words)
+
+
+def _upper_first(text: str) -> str:
+    for index, char in enumerate(text):
+        if char.isalpha():
+            return text[:index] + char.upper() + text[index + 1 :]
+    return text
+
+
+def conform_heading(heading: str, gold_heading: str) -> str | None:
+    """``heading`` written in the gold's form, or None when it cannot be (the gold has a title, it has none).
+
+    The result has the gold's label (keyword, number, punctuation). It has a title
+    only if the gold has one: then the candidate's own title, re-cased to the gold
+    title's case and closed with the gold title's punctuation.
+    """
+    gold = HeadingParts.of(gold_heading)
+    if not gold.title:
+        return gold.render()
+    own = HeadingParts.of(heading)
+    if not own.title:
+        return None
+    title = recase_title(own.title, title_case_of(gold.title))
+    return HeadingParts(gold.label, gold.separator, title, gold.closing).render()
+
+
+__all__ = [
+    "HeadingParts",
+    "conform_heading",
+    "heading_label",
+    "is_numbered",
+    "label_values",
+    "recase_title",
+    "rewrite_heading_numbers",
+    "title_case_of",
+]

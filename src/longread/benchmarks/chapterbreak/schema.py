@@ -20,6 +20,11 @@ class CandidateSource(BaseModel):
     book_id: str
     chapter_index: int
     char_offset: int = Field(description="offset of the candidate's start in its book's rendered text")
+    char_length: int | None = Field(
+        default=None,
+        description="characters of its book's rendered text the kept candidate covers (its window); "
+        "None in files built before windows were recorded",
+    )
     heading_original: str | None = Field(
         default=None, description="the chapter heading as written, before its number was rewritten"
     )
@@ -44,6 +49,11 @@ class ChapterBreakInstance(BaseModel):
     book_title: str
     suffix_type: SuffixType
     negatives_from: NegativesFrom
+    boundary_rule: str | None = Field(
+        default=None,
+        description="the rule that found the boundary: chapter-heading, cause-cue/sentence-start, "
+        "cause-cue/mid-sentence, dialogue-quote (None: imported or built before the rule was recorded)",
+    )
     chapter_index: int = Field(description="index of the chapter the gold suffix starts (or lies in)")
     boundary_char: int | None = Field(description="offset of the boundary in the book's rendered text")
     prefix: str
