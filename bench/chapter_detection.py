@@ -179,7 +179,8 @@ def _micro_line(name: str, scores: list[Score]) -> str:
 def _select(rows: list[dict[str, object]], part: str) -> list[dict[str, object]]:
     held = {str(row["id"]) for row in rows if row["chapters"] and is_held_apart(str(row["id"]))}
     if held != HELD_APART:
-        raise SystemExit(f"the held-apart rule now gives {sorted(held, key=int)}, not HELD_APART; check the corpus")
+        found = sorted(held, key=int)
+        raise SystemExit(f"the held-apart rule now gives {found}, not HELD_APART; check the corpus")
     if part == "all":
         return rows
     return [row for row in rows if (str(row["id"]) in HELD_APART) == (part == "held-apart")]

@@ -13,10 +13,11 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from longread.documents.book import Chapter
-from longread.documents.headings import HeadingLabel, parse_label
+from longread.documents.headings import HeadingLabel, blank_emphasis, parse_label
 from longread.errors import BadInputError, NoChaptersError
 
 # A heading line longer than this is prose, not a heading.
@@ -28,6 +29,10 @@ MAX_TITLE_LINES = 3
 CONTENTS_ENTRY_WORDS = 20
 # Part headings may carry an epigraph or an argument before their first chapter, but not a whole text.
 MAX_PART_PREAMBLE_WORDS = 400
+# An un-numbered titled unit (a story, a narrative) has at least this many words; fewer is an epigraph.
+MIN_TITLED_UNIT_WORDS = 150
+# A run of numbered units between two chapters ("1. THE NARRATIVE OF …") needs this many members.
+MIN_INNER_RUN = 3
 SEARCHED_FOR = (
     "looked for CHAPTER/Chapter N, LETTER/STAVE N, numbered heading lines such as 'XII.' or "
     "'12. The Storm', and PROLOGUE/EPILOGUE"
@@ -35,6 +40,17 @@ SEARCHED_FOR = (
 HINT = "give a heading regex (--heading-pattern) or check that this is a book with chapters"
 _LATE_SPECIALS = ("epilogue", "conclusion", "finale", "afterword", "postscript")
 _WORD = re.compile(r"[^\W\d_][\w'’]*")
+_CONTENTS_HEADING = re.compile(r"^\s*(?:table of\s+)?contents\b[\s.:]*$", re.IGNORECASE)
+# This many blank lines in a row end a contents list.
+CONTENTS_END_BLANKS = 4
+_QUOTES = "\"'“‘«"
+# Lines a contents list names that are not units of the story.
+_NOT_STORY = re.compile(
+    r"^(?:the\s+)?(?:author'?s\s+|translator'?s\s+)?(?:preface|introduction|contents|table of contents|"
+    r"appendix|notes?\b|footnotes|glossary|index|dedication|illustrations|list of|transcriber|the end|"
+    r"finis|errata|advertisement|bibliography|acknowledg|foreword|by\s)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +149,7 @@ class _Lines:
         return index
 
 
-def _title_paragraph(lines: _Lines, start: int, *, after_keyword: bool) -> int | None:
+def _title_paragraph(lines: _Lines, start: int, *, keyword: str) -> int | None:
     """If the paragraph at ``start`` is a heading's title, the index just past it; else None."""
     end = lines.paragraph_end(start)
     block = lines.lines[start:end]
@@ -142,11 +158,26 @@ def _title_paragraph(lines: _Lines, start: int, *, after_keyword: bool) -> int |
     joined = " ".join(line.strip() for line in block)
     if (
         len(joined) > MAX_TITLE_CHARS
-        or _is_label_line(block[0], title_of_keyword=after_keyword)
+        or _is_label_line(block[0], title_of_keyword=bool(keyword))
         or not _looks_like_title(joined)
     ):
         return None
+    if keyword == "letter" and blank_emphasis(joined).strip().startswith("To "):
+        return None  # "Letter 1" / "To Mrs. Saville, England.": the address opens the letter
     return end
+
+
+def _past_first_section_number(lines: _Lines, start: int) -> int | None:
+    """After "CHAPTER I", a lone "I" numbers the chapter's first section.
+
+    Returns the index just past that line, or None when the paragraph at ``start`` is not one.
+    """
+    if start >= len(lines.lines) or not lines.blank(start + 1):
+        return None
+    label = parse_label(lines.lines[start].strip())
+    if label is None or label.keyword or label.title or label.number is None or label.number.value != 1:
+        return None
+    return start + 1
 
 
 def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
@@ -160,25 +191,40 @@ def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
     bare = label.kind == "chapter" and not label.keyword
     if label.title and (bare or label.kind == "special") and not _starts_title(label.title):
         return None  # "I went …" or "Conclusion was …": prose that happens to start like a label
+    return _heading_from(lines, index, label)
+
+
+def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate | None:
+    """The heading whose label is on line ``index``, with its title lines, and where its body starts."""
+    bare = label.kind == "chapter" and not label.keyword
     end = lines.paragraph_end(index)
     heading_end = index + 1
     if end > index + 1:
         # More lines in the same paragraph: a contents listing, the heading's title, or the body.
-        if _is_label_line(lines.lines[index + 1], title_of_keyword=bool(label.keyword)):
+        # A label in the next lines of the paragraph: a contents listing ("CHAPTER I" / "Our Society 1"
+        # / "CHAPTER II" …).
+        following = lines.lines[index + 1 : min(end, index + 2 + MAX_TITLE_LINES)]
+        if any(_is_label_line(line, title_of_keyword=bool(label.keyword)) for line in following):
             return None
         rest = " ".join(line.strip() for line in lines.lines[index + 1 : end])
         if end - index <= MAX_TITLE_LINES and len(rest) <= MAX_TITLE_CHARS and _looks_like_title(rest):
             heading_end = end
-        elif bare or label.kind == "special":
+        elif bare or label.kind in ("special", "title"):
             return None  # a bare number glued to prose is a numbered paragraph, not a chapter
     if heading_end == index + 1 and not label.title:
         title_start = lines.next_nonblank(index + 1)
         if title_start > index + 1:
-            title_end = _title_paragraph(lines, title_start, after_keyword=bool(label.keyword))
+            title_end = _title_paragraph(lines, title_start, keyword=label.keyword)
             if title_end is not None:
                 heading_end = title_end
-    heading_text = " ".join(line.strip() for line in lines.lines[index:heading_end] if line.strip())
     body_line = lines.next_nonblank(heading_end)
+    if label.kind == "chapter" and label.keyword:
+        # The first section's numeral goes with the heading, so that the body starts with the story.
+        section_end = _past_first_section_number(lines, body_line)
+        if section_end is not None:
+            heading_end = section_end
+            body_line = lines.next_nonblank(section_end)
+    heading_text = " ".join(line.strip() for line in lines.lines[index:heading_end] if line.strip())
     body_start = lines.starts[body_line] if body_line < len(lines.lines) else len(lines.text)
     if body_line < len(lines.lines):
         body_start += len(lines.lines[body_line]) - len(lines.lines[body_line].lstrip())
@@ -204,18 +250,171 @@ class _WordIndex:
         return self.cumulative[last] - self.cumulative[self._line(start)]
 
 
-def _find_candidates(text: str, lines: _Lines, words: _WordIndex) -> list[_Candidate]:
-    found: list[_Candidate] = []
+def _paragraph_starts(lines: _Lines) -> Iterator[int]:
+    """Indices of lines that start a paragraph (a non-blank line after a blank one, or the first)."""
     for index in range(len(lines.lines)):
-        if lines.blank(index) or (index > 0 and not lines.blank(index - 1)):
-            continue
+        if not lines.blank(index) and (index == 0 or lines.blank(index - 1)):
+            yield index
+
+
+def _with_words_after(candidates: list[_Candidate], words: _WordIndex) -> list[_Candidate]:
+    ends = [c.heading_start for c in candidates[1:]] + [words.end] if candidates else []
+    return [
+        replace(c, words_after=words.between(c.body_start, end))
+        for c, end in zip(candidates, ends, strict=True)
+    ]
+
+
+def _find_candidates(lines: _Lines, words: _WordIndex) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for index in _paragraph_starts(lines):
         candidate = _candidate_at(lines, index)
         if candidate is not None and (not found or candidate.heading_start >= found[-1].body_start):
             found.append(candidate)
-    ends = [c.heading_start for c in found[1:]] + [len(text)] if found else []
-    return [
-        replace(c, words_after=words.between(c.body_start, end)) for c, end in zip(found, ends, strict=True)
-    ]
+    return _with_words_after(found, words)
+
+
+# ---------------------------------------------------------------------------
+# un-numbered units named by the contents list
+
+
+def _key(line: str) -> str:
+    return "".join(ch for ch in line.lower() if ch.isalnum())
+
+
+@dataclass(frozen=True)
+class _Entry:
+    line: int  # where the entry is first written (in the contents list)
+    words: int
+
+
+def _contents_lines(lines: _Lines, end_line: int) -> range:
+    """The lines of the contents list before ``end_line``: from its "CONTENTS" heading to the next
+    front-matter heading (illustrations, preface …) or a wide gap of blank lines."""
+    end_line = min(end_line, len(lines.lines))
+    start = next((i for i in range(end_line) if _CONTENTS_HEADING.match(lines.lines[i])), end_line)
+    blanks = 0
+    for index in range(start + 1, end_line):
+        line = lines.lines[index].strip()
+        blanks = blanks + 1 if not line else 0
+        if blanks >= CONTENTS_END_BLANKS or (line and _NOT_STORY.match(blank_emphasis(line).strip())):
+            return range(start + 1, index)
+    return range(start + 1, end_line)
+
+
+def _listed_entries(lines: _Lines, end_line: int) -> dict[str, _Entry]:
+    """The un-numbered, title-like entries of the contents list before ``end_line``."""
+    entries: dict[str, _Entry] = {}
+    for index in _contents_lines(lines, end_line):
+        line = blank_emphasis(lines.lines[index]).strip()
+        if not _could_be_title(line):
+            continue
+        key = _key(line)
+        if len(key) >= 4 and key not in entries:
+            entries[key] = _Entry(index, len(line.split()))
+    return entries
+
+
+def _could_be_title(line: str) -> bool:
+    """An un-numbered heading: short, capitalised, no label, not front matter, not a quotation."""
+    if not line or len(line) > MAX_HEADING_LINE or line[0] in _QUOTES or parse_label(line) is not None:
+        return False
+    return not _NOT_STORY.match(line) and _looks_like_title(line)
+
+
+def _entry_named(key: str, entries: dict[str, _Entry], long_keys: list[str]) -> str | None:
+    """The entry a heading line repeats: the same words, or a long entry it starts with
+    ("THE STORY CONTINUED BY FREDERICK FAIRLIE, ESQ., OF LIMMERIDGE HOUSE")."""
+    if key in entries:
+        return key
+    return next((entry for entry in long_keys if key.startswith(entry)), None)
+
+
+def _listed_titles(lines: _Lines, entries: dict[str, _Entry]) -> list[_Candidate]:
+    """Headings the contents list names without a number, where they stand alone again after the list."""
+    long_keys = [key for key, entry in entries.items() if entry.words >= 4]
+    found: list[_Candidate] = []
+    for index in _paragraph_starts(lines):
+        line = blank_emphasis(lines.lines[index]).strip()
+        if len(line) > MAX_HEADING_LINE:
+            continue
+        entry = _entry_named(_key(line), entries, long_keys)
+        if entry is None or index <= entries[entry].line or not _could_be_title(line):
+            continue
+        label = HeadingLabel("title", entry, None, len(line), line)
+        candidate = _heading_from(lines, index, label)
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _merge_titles(
+    candidates: list[_Candidate], titles: list[_Candidate], words: _WordIndex
+) -> list[_Candidate]:
+    """Candidates and titled headings in text order; a title inside another heading is dropped."""
+    starts = [c.heading_start for c in candidates]
+    kept = []
+    for title in titles:
+        before = bisect.bisect_right(starts, title.heading_start) - 1
+        if before >= 0 and title.heading_start < candidates[before].body_start:
+            continue
+        kept.append(title)
+    merged = sorted(candidates + kept, key=lambda c: c.heading_start)
+    return _with_words_after(merged, words)
+
+
+def _title_units(titles: list[_Candidate], chapters: list[_Candidate], words: _WordIndex) -> list[_Candidate]:
+    """The titled headings that carry a text of their own (a story, a narrative without chapters).
+
+    A title followed closely by a chapter numbered 1 heads those chapters (a part);
+    one before the first chapter is front matter, unless that chapter is numbered
+    beyond 1 ("THE STORY BEGUN BY …" / text / "II"): then the title stands for chapter 1.
+    """
+    starts = [c.heading_start for c in chapters]
+    units = []
+    for index, title in enumerate(titles):
+        following = bisect.bisect_right(starts, title.heading_start)
+        chapter = chapters[following] if following < len(chapters) else None
+        if chapter is not None:
+            preamble = words.between(title.body_start, chapter.heading_start)
+            if chapter.value in (None, 1) and preamble <= MAX_PART_PREAMBLE_WORDS:
+                continue
+            if following == 0 and chapters[0].value in (None, 1):
+                continue
+        end = min(
+            chapter.heading_start if chapter is not None else words.end,
+            titles[index + 1].heading_start if index + 1 < len(titles) else words.end,
+        )
+        if words.between(title.body_start, end) >= MIN_TITLED_UNIT_WORDS:
+            units.append(title)
+    return units
+
+
+def _inner_runs(
+    candidates: list[_Candidate], chapters: list[_Candidate], words: _WordIndex
+) -> list[_Candidate]:
+    """A titled numbered run of units filling one gap between two chapters ("1. THE NARRATIVE OF …",
+    "2. …"). Runs in many gaps are sections of the chapters, not units."""
+    chosen = {id(c) for c in chapters}
+    starts = [c.heading_start for c in chapters]
+    by_gap: dict[tuple[int, str], list[_Candidate]] = {}
+    for candidate in candidates:
+        label = candidate.label
+        if label.kind != "chapter" or id(candidate) in chosen or not label.title or candidate.value is None:
+            continue
+        gap = bisect.bisect_right(starts, candidate.heading_start)
+        if 0 < gap < len(starts):
+            by_gap.setdefault((gap, candidate.scheme), []).append(candidate)
+    runs = []
+    for (gap, _), members in by_gap.items():
+        if len(members) < MIN_INNER_RUN or [m.value for m in members] != list(range(1, len(members) + 1)):
+            continue
+        ends = [m.heading_start for m in members[1:]] + [starts[gap]]
+        counts = [words.between(m.body_start, end) for m, end in zip(members, ends, strict=True)]
+        # Units, not a list: none is a bare entry, and on average each is a text of its own.
+        if min(counts) >= CONTENTS_ENTRY_WORDS and sum(counts) >= MIN_TITLED_UNIT_WORDS * len(counts):
+            runs.append(members)
+    return [member for run in runs for member in run] if len(runs) <= 2 else []
 
 
 # ---------------------------------------------------------------------------
@@ -419,22 +618,40 @@ def _no_chapters(source: str, candidates: list[_Candidate], schemes: list[_Schem
 def detect_chapters(text: str, *, source: str = "<text>") -> list[ChapterSpan]:
     """The chapters of a book's text, found by its dominant heading scheme.
 
-    Raises NoChaptersError (with the reason) when no chapter structure can be found.
+    Un-numbered units the contents list names (stories, narratives) are added, or
+    stand alone when there is no numbered scheme. Raises NoChaptersError (with the
+    reason) when no chapter structure can be found.
     """
     lines = _Lines(text)
     words = _WordIndex(lines)
-    candidates = _find_candidates(text, lines, words)
+    candidates = _find_candidates(lines, words)
     schemes = _schemes(candidates, words)
-    if not schemes or not schemes[0].valid:
+    chapters: list[_Candidate] = []
+    if schemes and schemes[0].valid:
+        dominant = schemes[0]
+        chapters = dominant.chapters + _secondary(dominant, schemes[1:])
+        chapters.sort(key=lambda c: c.heading_start)
+        chapters = sorted(chapters + _inner_runs(candidates, chapters, words), key=lambda c: c.heading_start)
+        front_end = bisect.bisect_right(lines.starts, chapters[0].heading_start) - 1
+    else:
+        front_end = len(lines.lines) // 5  # where a contents list may stand
+    titles = _listed_titles(lines, _listed_entries(lines, front_end))
+    if titles:
+        candidates = _merge_titles(candidates, titles, words)
+        # The merge recounts words_after, which makes new candidates: find the chosen ones again.
+        by_start = {c.heading_start: c for c in candidates}
+        chapters = [by_start[c.heading_start] for c in chapters]
+        titles = [c for c in candidates if c.label.kind == "title"]
+        chapters = sorted(chapters + _title_units(titles, chapters, words), key=lambda c: c.heading_start)
+    if len(chapters) < 2:
         raise _no_chapters(source, candidates, schemes)
-    dominant = schemes[0]
-    chapters = sorted(dominant.chapters + _secondary(dominant, schemes[1:]), key=lambda c: c.heading_start)
     chapters = sorted(chapters + _specials(text, words, candidates, chapters), key=lambda c: c.heading_start)
     return _to_spans(text, candidates, chapters)
 
 
-def _parts_before(candidates: list[_Candidate], position: int) -> list[_Candidate]:
-    """The part headings standing directly before the candidate at ``position``.
+def _parts_before(candidates: list[_Candidate], position: int, chosen: set[int]) -> list[_Candidate]:
+    """The part headings (and titles heading chapters) standing directly before the candidate at
+    ``position``.
 
     A level never directly follows itself, so a second BOOK heading on the way back
     belongs to a contents list, not to this chapter.
@@ -442,7 +659,11 @@ def _parts_before(candidates: list[_Candidate], position: int) -> list[_Candidat
     parts: list[_Candidate] = []
     seen: set[str] = set()
     index = position - 1
-    while index >= 0 and candidates[index].label.kind == "part":
+    while (
+        index >= 0
+        and candidates[index].label.kind in ("part", "title")
+        and id(candidates[index]) not in chosen
+    ):
         part = candidates[index]
         if part.words_after > MAX_PART_PREAMBLE_WORDS or part.label.keyword in seen:
             break
@@ -454,7 +675,8 @@ def _parts_before(candidates: list[_Candidate], position: int) -> list[_Candidat
 
 def _to_spans(text: str, candidates: list[_Candidate], chapters: list[_Candidate]) -> list[ChapterSpan]:
     position = {id(c): i for i, c in enumerate(candidates)}
-    parts = [_parts_before(candidates, position[id(c)]) for c in chapters]
+    chosen = {id(c) for c in chapters}
+    parts = [_parts_before(candidates, position[id(c)], chosen) for c in chapters]
     spans = []
     for index, chapter in enumerate(chapters):
         if index + 1 < len(chapters):

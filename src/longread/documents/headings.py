@@ -218,7 +218,8 @@ def parse_number(token: str) -> tuple[int, str] | None:
 # ---------------------------------------------------------------------------
 # heading labels
 
-HeadingKind = Literal["chapter", "part", "special"]
+# "title": an un-numbered heading (a story's or a narrative's name); chapter detection makes these.
+HeadingKind = Literal["chapter", "part", "special", "title"]
 
 CHAPTER_KEYWORDS = ("chapter", "chap", "stave", "letter", "canto", "fytte")
 PART_KEYWORDS = ("book", "part", "volume", "vol", "phase", "epoch", "period")
@@ -241,6 +242,14 @@ _BARE_LABEL = re.compile(rf"^(?P<num>{ARABIC_NUMBER}|[IVXLCDM]+|[ivxlcdm]+){_AFT
 _BARE_WORD_LABEL = re.compile(rf"^(?P<num>{WORD_NUMBER})[.:]?$", re.IGNORECASE)
 _SPECIAL_LABEL = re.compile(rf"^(?:the\s+)?(?P<kw>{'|'.join(SPECIAL_HEADINGS)}){_AFTER_LABEL}", re.IGNORECASE)
 _TITLE_SEPARATORS = " \t.:;,)]—–-"
+# Emphasis marks around words ("_CHAPTER I_", "*II*", "=Part One="): they open before a
+# word or close after one, while a rule of stars ("* * *") has spaces on both sides.
+_EMPHASIS = re.compile(r"(?<![\w_*=])[_*=]+(?=[^\s_*=])|(?<=[^\s_*=])[_*=]+(?![\w_*=])")
+
+
+def blank_emphasis(line: str) -> str:
+    """The line with emphasis marks replaced by spaces, so that every offset stays where it was."""
+    return _EMPHASIS.sub(lambda match: " " * len(match.group()), line)
 
 
 @dataclass(frozen=True)
@@ -279,8 +288,22 @@ def parse_label(line: str) -> HeadingLabel | None:
 
     Recognises "CHAPTER XII. THE STORM", "Chapter the First", "9. Chapter 12",
     "STAVE ONE", "BOOK II", "First Epoch", bare "XII." / "12 The Storm" and
-    PROLOGUE / EPILOGUE style units.
+    PROLOGUE / EPILOGUE style units, also inside emphasis marks ("_CHAPTER I_", "_I_").
+    Offsets in the label are offsets in ``line`` as given.
     """
+    unmarked = blank_emphasis(line)
+    stripped = unmarked.lstrip()
+    shift = len(unmarked) - len(stripped)
+    label = _parse_unmarked_label(stripped.rstrip())
+    if label is None or not shift:
+        return label
+    number = label.number
+    if number is not None:
+        number = NumberSpan(number.start + shift, number.end + shift, number.value, number.form)
+    return HeadingLabel(label.kind, label.keyword, number, label.label_end + shift, label.title)
+
+
+def _parse_unmarked_label(line: str) -> HeadingLabel | None:
     match = _KEYWORD_LABEL.match(line)
     if match:
         keyword = match.group("kw").lower().rstrip(".")
@@ -311,8 +334,9 @@ def parse_label(line: str) -> HeadingLabel | None:
 
 def label_numbers(heading: str) -> list[NumberSpan]:
     """The numbers in a heading's label ("9. Chapter 12" → 9 and 12), never those in its own title."""
-    stripped = heading.lstrip()
-    shift = len(heading) - len(stripped)
+    unmarked = blank_emphasis(heading)
+    stripped = unmarked.lstrip()
+    shift = len(unmarked) - len(stripped)
     label = parse_label(stripped)
     if label is None or label.number is None:
         return []
