@@ -8,6 +8,18 @@ from typing import Annotated
 
 import typer
 
+from longread.cli_options import (
+    DEFAULT_PREFILL_CHUNK,
+    BatchSizeOption,
+    DeviceOption,
+    DtypeOption,
+    MaxLengthOption,
+    ModelOption,
+    ModeOption,
+    PrefillChunkOption,
+    ThreadsOption,
+    backend_from_options,
+)
 from longread.errors import LongreadError
 
 app = typer.Typer(
@@ -37,10 +49,19 @@ def _fail(exc: LongreadError) -> typer.Exit:
 
 @build_app.command("chapterbreak")
 def build_chapterbreak_command(
-    books: Annotated[
-        list[Path], typer.Option("--books", help="Books: files, folders or tar/zip archives (repeat).")
-    ],
     out: Annotated[Path, typer.Option("--out", help="Output JSONL file (written atomically).")],
+    book_paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Books: files, folders or tar/zip archives (a shell glob works).", show_default=False
+        ),
+    ] = None,
+    books: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--books", help="Books, as with the positional paths; `--books a b c` and repeats work too."
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option(help="Seed for sampling negatives (same seed → byte-identical file).")
     ] = 0,
@@ -113,9 +134,14 @@ def build_chapterbreak_command(
         min_prefix_tokens=min_prefix_tokens,
         max_per_book=max_per_book,
     )
+    all_books: list[str | Path] = [*(books or []), *(book_paths or [])]
+    if not all_books:
+        raise typer.BadParameter(
+            "give at least one book file, folder or archive", param_hint="BOOKS / --books"
+        )
     try:
         report = build_chapterbreak(
-            list(books),
+            all_books,
             out,
             options,
             read_options=ReadOptions(format=format, heading_pattern=heading_pattern, encoding=encoding),  # type: ignore[arg-type]
@@ -168,10 +194,6 @@ def convert_chapterbreak_command(
         raise _fail(exc) from None
 
 
-eval_app = typer.Typer(help="Evaluate a language model on a benchmark file.", no_args_is_help=True)
-app.add_typer(eval_app, name="eval")
-
-
 def _parse_lengths(text: str) -> tuple[int, ...]:
     try:
         lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
@@ -182,85 +204,131 @@ def _parse_lengths(text: str) -> tuple[int, ...]:
     return lengths
 
 
-@eval_app.command("chapterbreak")
-def eval_chapterbreak_command(
-    data: Annotated[Path, typer.Option("--data", help="A longread ChapterBreak JSONL file.")],
-    model: Annotated[
-        str,
-        typer.Option(
-            "--model",
-            help="smollm2 (bundled SmolLM2-135M-Instruct), hf:FOLDER, gguf:FILE, random:llama / random:gpt2.",
-        ),
-    ],
+def _parse_task_options(pairs: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(
+                f"{pair!r}: write KEY=VALUE, e.g. -o suffix_tokens=64", param_hint="--option"
+            )
+        options[key.strip().replace("-", "_")] = value.strip()
+    return options
+
+
+@app.command("models")
+def models_command() -> None:
+    """List the model specs `--model` accepts."""
+    from longread.models.registry import known_specs
+
+    for kind, text in sorted(known_specs().items()):
+        typer.echo(f"{kind}: {text}")
+
+
+@app.command("tasks")
+def tasks_command() -> None:
+    """List the registered tasks: what each measures, what a model must answer, its x-axis and settings."""
+    from longread.evaluation.registry import describe_tasks
+
+    for info in describe_tasks():
+        typer.echo(f"{info.name}: {info.description}")
+        typer.echo(f"  model must answer: {' or '.join(info.request_kinds)}")
+        typer.echo(f"  x-axis: {info.x_axis}")
+        for key, value in info.settings.items():
+            shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else value
+            typer.echo(f"  -o {key}={shown}")
+
+
+@app.command("eval")
+def eval_command(
+    task: Annotated[str, typer.Argument(help="A registered task (see `longread tasks`), e.g. chapterbreak.")],
+    data: Annotated[Path, typer.Option("--data", help="The task's data file (e.g. a ChapterBreak JSONL).")],
+    model: ModelOption,
     out: Annotated[
         Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
     ],
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option", "-o", help="A task setting as KEY=VALUE (repeat); `longread tasks` lists them."
+        ),
+    ] = None,
     prefix_lengths: Annotated[
-        str, typer.Option(help="Prefix lengths in the model's tokens, comma-separated.")
-    ] = "256,512,1024,2048,4096,8192",
+        str | None,
+        typer.Option(
+            help="Shorthand for -o prefix_lengths=…: prefix lengths in the model's tokens, comma-separated."
+        ),
+    ] = None,
     suffix_tokens: Annotated[
-        int, typer.Option(help="Each candidate is cut to its first N model tokens.")
-    ] = 128,
+        int | None,
+        typer.Option(help="Shorthand for -o suffix_tokens=N: candidates are cut to N model tokens."),
+    ] = None,
+    truncate: Annotated[
+        bool | None,
+        typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead)."),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")] = None,
     sample: Annotated[
-        int | None, typer.Option(help="Evaluate a seeded random N instances (spread over books).")
+        int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")
     ] = None,
     sample_seed: Annotated[int, typer.Option(help="Seed of --sample.")] = 0,
     resume: Annotated[
-        bool, typer.Option(help="Continue the run in --out: nothing finished is redone.")
+        bool,
+        typer.Option(help="Continue the run in --out: nothing finished is redone, failures are retried."),
     ] = False,
     overwrite: Annotated[bool, typer.Option(help="Delete the run in --out and start again.")] = False,
-    mode: Annotated[
-        str, typer.Option(help="shared: read the prefix once for all candidates; naive: once per candidate.")
-    ] = "shared",
-    batch_size: Annotated[int, typer.Option(help="Candidates scored in one forward pass.")] = 8,
-    prefill_chunk: Annotated[
-        int, typer.Option(help="Prefix tokens per forward pass while prefilling.")
-    ] = 512,
-    dtype: Annotated[str, typer.Option(help="float32, bfloat16 or float16.")] = "float32",
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
-    threads: Annotated[
-        int | None, typer.Option(help="CPU threads for the model (default: all cores).")
+    request_batch: Annotated[
+        int | None, typer.Option(help="Requests sent to the model in one call (default: the model's choice).")
     ] = None,
-    truncate: Annotated[
-        bool, typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead).")
-    ] = True,
+    mode: ModeOption = "shared",
+    batch_size: BatchSizeOption = 8,
+    prefill_chunk: PrefillChunkOption = DEFAULT_PREFILL_CHUNK,
+    dtype: DtypeOption = "float32",
+    device: DeviceOption = "cpu",
+    threads: ThreadsOption = None,
+    max_length: MaxLengthOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Score all candidates of every instance at each prefix length: accuracy per length, 95% intervals."""
-    from longread.benchmarks.chapterbreak.evaluate import EvalSettings, evaluate_chapterbreak
-    from longread.models.registry import load_backend
+    """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
+    from longread.evaluation.registry import make_task
+    from longread.evaluation.runner import RunOptions, run_task
     from longread.report.build import build_report
 
-    settings = EvalSettings(
-        prefix_lengths=_parse_lengths(prefix_lengths),
-        suffix_tokens=suffix_tokens,
-        truncate=truncate,
-        limit=limit,
-        sample=sample,
-        sample_seed=sample_seed,
-    )
-    if mode not in ("shared", "naive"):
-        raise typer.BadParameter("use shared or naive", param_hint="--mode")
+    settings = _parse_task_options(option or [])
+    if prefix_lengths is not None:
+        settings["prefix_lengths"] = ",".join(map(str, _parse_lengths(prefix_lengths)))
+    if suffix_tokens is not None:
+        settings["suffix_tokens"] = str(suffix_tokens)
+    if truncate is not None:
+        settings["truncate"] = str(truncate).lower()
     try:
-        backend = load_backend(
+        chosen = make_task(task, settings)
+        backend = backend_from_options(
             model,
             device=device,
             dtype=dtype,
-            mode=mode,  # type: ignore[arg-type]
-            prefill_chunk=prefill_chunk,
+            mode=mode,
             batch_size=batch_size,
+            prefill_chunk=prefill_chunk,
             threads=threads,
+            max_length=max_length,
         )
-        outcome = evaluate_chapterbreak(
-            data, backend, out, settings, resume=resume, overwrite=overwrite, show_progress=not quiet
+        options = RunOptions(
+            limit=limit,
+            sample=sample,
+            sample_seed=sample_seed,
+            resume=resume,
+            overwrite=overwrite,
+            request_batch=request_batch,
+            show_progress=not quiet,
         )
+        outcome = run_task(chosen, data, backend, out, options)
         files = build_report([out], out)
     except LongreadError as exc:
         raise _fail(exc) from None
     typer.echo(
-        f"scored {outcome.scored} samples ({outcome.reused} reused from a shorter length that held the whole "
-        f"prefix, {outcome.skipped_done} instances already done) → {out}"
+        f"{outcome.request_kind}: scored {outcome.scored} samples ({outcome.reused} reused from a shorter "
+        f"context that held the whole prefix, {outcome.skipped_done} samples already done) → {out}"
     )
     typer.echo(files.table)
     typer.echo(f"plot: {files.plot}")
@@ -322,17 +390,23 @@ def read_command(
 @app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for the demo's files.")] = Path("demo-out"),
-    model: Annotated[str, typer.Option(help="Model spec to evaluate.")] = "smollm2",
+    model: Annotated[
+        list[str] | None, typer.Option(help="Model spec to evaluate (repeat; default: smollm2 and suffixlm).")
+    ] = None,
     prefix_lengths: Annotated[
         str, typer.Option(help="Prefix lengths, comma-separated.")
     ] = "256,512,1024,2048",
-    sample: Annotated[int, typer.Option(help="Instances to evaluate (a seeded sample).")] = 10,
+    sample: Annotated[
+        int, typer.Option(help="Instances to evaluate (a seeded sample, stratified by book).")
+    ] = 10,
 ) -> None:
-    """Build ChapterBreak from the books bundled with longread, evaluate a model, print the table, plot it."""
-    from longread.demo import run_demo
+    """Build ChapterBreak from the books bundled with longread, evaluate models, print the table, plot it."""
+    from longread.demo import DEMO_MODELS, run_demo
 
     try:
-        run_demo(out, model=model, prefix_lengths=_parse_lengths(prefix_lengths), sample=sample)
+        run_demo(
+            out, models=model or DEMO_MODELS, prefix_lengths=_parse_lengths(prefix_lengths), sample=sample
+        )
     except LongreadError as exc:
         raise _fail(exc) from None
 

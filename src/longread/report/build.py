@@ -8,11 +8,11 @@ from pathlib import Path
 
 from longread.files import atomic_write_text
 from longread.report.load import load_runs
-from longread.report.plot import plot_accuracy_vs_prefix
+from longread.report.plot import plot_memory_curve
 from longread.report.table import format_caption, format_table
 
 REPORT_FILE = "report.md"
-PLOT_FILE = "accuracy_vs_prefix.png"
+PLOT_FILE = "memory_curve.png"
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,9 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
         raise ValueError("build_report needs at least one run directory")
     runs = load_runs([Path(path) for path in run_dirs])
     out_dir.mkdir(parents=True, exist_ok=True)
-    plot = plot_accuracy_vs_prefix(runs, out_dir / PLOT_FILE)
+    plot = plot_memory_curve(runs, out_dir / PLOT_FILE)
     table = format_table(runs)
-    markdown = "\n\n".join([format_caption(runs), table, f"![accuracy vs prefix length]({PLOT_FILE})"]) + "\n"
+    markdown = "\n\n".join([format_caption(runs), table, f"![memory curve]({PLOT_FILE})"]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
     return ReportFiles(markdown=report, plot=plot, table=table)

@@ -1,37 +1,58 @@
-"""Read what a report needs from a run directory, tolerant of keys it does not know."""
+"""Read what a report needs from a run directory: the one results shape every task writes.
+
+``results.json`` (layout 2) holds, per x-axis value, every metric with its 95%
+interval (see :mod:`longread.evaluation.results`). Runs written by longread 0.1
+(``by_prefix_length``) still load; a run whose results lack the table is
+summarised again from ``samples.jsonl`` by its task.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from longread.errors import LongreadError
-from longread.metrics import AccuracySummary, accuracy_by, wilson_interval
-from longread.runs.run_dir import CONFIG_FILE, RESULTS_FILE, read_samples
+from longread.metrics import group_sort_key, wilson_interval
+from longread.runs.run_dir import CONFIG_FILE, RESULTS_FILE
 
 
 class ReportInputError(LongreadError):
     """A run directory lacks what a report needs."""
 
 
-class PrefixLengthResult(BaseModel):
-    """One prefix length of one run; ``accuracy`` and the CI are fractions (0–1)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    n: int
-    correct: int | None = None
-    accuracy: float | None = None
+@dataclass(frozen=True)
+class MetricValue:
+    value: float | None
     ci_low: float | None = None
     ci_high: float | None = None
-    word_perplexity: float | None = None
-    truncated_prefix: int | None = None
+    n: int = 0
+    successes: int | None = None
+
+    @property
+    def is_proportion(self) -> bool:
+        """Yes/no outcomes (accuracy): shown in %."""
+        return self.successes is not None
+
+
+@dataclass(frozen=True)
+class XPoint:
+    """One x-axis value of one run."""
+
+    x: int | float | str
+    n: int
+    metrics: dict[str, MetricValue]
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class XAxisInfo:
+    field: str
+    label: str
+    scale: str = "linear"
 
 
 @dataclass(frozen=True)
@@ -44,33 +65,41 @@ class RunReport:
     data_path: str | None
     data_sha256: str | None
     chance: float | None
-    by_prefix_length: dict[int, PrefixLengthResult]
+    x_axis: XAxisInfo
+    primary_metric: str
+    metric_levels: dict[str, str]
+    points: dict[int | float | str, XPoint]
+    report_extras: tuple[str, ...] = ()
+
+    def metric(self, x: int | float | str, name: str) -> MetricValue | None:
+        point = self.points.get(x)
+        return None if point is None else point.metrics.get(name)
 
 
 def load_run(run_dir: Path) -> RunReport:
-    """A run's results (from results.json, or computed from samples.jsonl when it has no per-length table)."""
+    """A run's results, from results.json (or summarised again from samples.jsonl by its task)."""
     results = _read_json(run_dir / RESULTS_FILE, required=True)
     config = _read_json(run_dir / CONFIG_FILE, required=False).get("config", {})
     model = config.get("model", {}) if isinstance(config.get("model"), Mapping) else {}
     data = config.get("data", {}) if isinstance(config.get("data"), Mapping) else {}
+    task = str(results.get("task") or config.get("task") or "?")
+    if not isinstance(results.get("by_x"), Mapping) and not isinstance(
+        results.get("by_prefix_length"), Mapping
+    ):
+        results = {**results, **_summarise_again(run_dir, task, model)}
     label = str(results.get("model") or model.get("name") or model.get("id") or run_dir.name)
-    table = results.get("by_prefix_length")
-    if isinstance(table, Mapping) and table:
-        by_length = {
-            _prefix_length(run_dir, key): _parse_result(run_dir, key, value) for key, value in table.items()
-        }
-    else:
-        by_length = _from_rows(run_dir)
     chance = results.get("chance")
-    return RunReport(
-        path=run_dir,
-        label=label,
-        task=str(results.get("task") or config.get("task") or "?"),
-        data_path=data.get("path"),
-        data_sha256=data.get("sha256"),
-        chance=float(chance) if isinstance(chance, int | float) else None,
-        by_prefix_length=dict(sorted(by_length.items())),
-    )
+    common = {
+        "path": run_dir,
+        "label": label,
+        "task": task,
+        "data_path": data.get("path"),
+        "data_sha256": data.get("sha256"),
+        "chance": float(chance) if isinstance(chance, int | float) else None,
+    }
+    if isinstance(results.get("by_x"), Mapping):
+        return _from_layout_2(run_dir, results, common)
+    return _from_layout_1(run_dir, results["by_prefix_length"], common)
 
 
 def load_runs(run_dirs: Sequence[Path]) -> list[RunReport]:
@@ -81,6 +110,131 @@ def load_runs(run_dirs: Sequence[Path]) -> list[RunReport]:
         replace(run, label=f"{run.label} ({run.path.name})") if labels.count(run.label) > 1 else run
         for run in runs
     ]
+
+
+def _from_layout_2(run_dir: Path, results: Mapping[str, Any], common: dict[str, Any]) -> RunReport:
+    axis = results.get("x_axis") if isinstance(results.get("x_axis"), Mapping) else {}
+    assert isinstance(axis, Mapping)
+    metric_meta = results.get("metrics") if isinstance(results.get("metrics"), Mapping) else {}
+    assert isinstance(metric_meta, Mapping)
+    points: dict[int | float | str, XPoint] = {}
+    for key, entry in results["by_x"].items():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("metrics"), Mapping):
+            raise ReportInputError(f"{run_dir / RESULTS_FILE}: by_x[{key!r}] has no metrics")
+        x = entry.get("x", key)
+        points[x] = XPoint(
+            x=x,
+            n=int(entry.get("n", 0)),
+            metrics={name: _metric(run_dir, key, name, value) for name, value in entry["metrics"].items()},
+            extras=dict(entry.get("extras") or {}),
+        )
+    primary = str(results.get("primary_metric") or next(iter(metric_meta), "accuracy"))
+    return RunReport(
+        **common,
+        x_axis=XAxisInfo(
+            field=str(axis.get("field", "x")),
+            label=str(axis.get("label", "x")),
+            scale=str(axis.get("scale", "linear")),
+        ),
+        primary_metric=primary,
+        metric_levels={name: str(meta.get("level", "sample")) for name, meta in metric_meta.items()},
+        points=dict(sorted(points.items(), key=lambda item: group_sort_key(item[0]))),
+        report_extras=_report_extras(common["task"]),
+    )
+
+
+def _from_layout_1(run_dir: Path, table: Mapping[str, Any], common: dict[str, Any]) -> RunReport:
+    """longread 0.1's ChapterBreak results: ``by_prefix_length`` with flat accuracy fields."""
+    points: dict[int | float | str, XPoint] = {}
+    for key, entry in table.items():
+        try:
+            length = int(str(key))
+        except ValueError:
+            raise ReportInputError(
+                f"{run_dir / RESULTS_FILE}: by_prefix_length key {key!r} is not a number of tokens"
+            ) from None
+        if not isinstance(entry, Mapping):
+            raise ReportInputError(f"{run_dir / RESULTS_FILE}: by_prefix_length[{key!r}] is not an object")
+        n = int(entry.get("n", 0))
+        correct, accuracy = entry.get("correct"), entry.get("accuracy")
+        if correct is None and accuracy is None:
+            raise ReportInputError(
+                f"{run_dir / RESULTS_FILE}: by_prefix_length[{key!r}] has neither correct nor accuracy"
+            )
+        if correct is None:
+            correct = round(float(accuracy or 0.0) * n)
+        low, high = entry.get("ci_low"), entry.get("ci_high")
+        if low is None or high is None:
+            low, high = wilson_interval(int(correct), n)
+        perplexity = entry.get("word_perplexity")
+        points[length] = XPoint(
+            x=length,
+            n=n,
+            metrics={
+                "accuracy": MetricValue(correct / n if n else math.nan, low, high, n, int(correct)),
+                "word_perplexity": MetricValue(perplexity if isinstance(perplexity, int | float) else None),
+            },
+            extras={
+                k: v for k, v in entry.items() if k not in {"n", "correct", "accuracy", "ci_low", "ci_high"}
+            },
+        )
+    return RunReport(
+        **common,
+        x_axis=XAxisInfo("prefix_length", "prefix length (tokens)", "log2"),
+        primary_metric="accuracy",
+        metric_levels={"accuracy": "sample", "word_perplexity": "corpus"},
+        points=dict(sorted(points.items())),
+        report_extras=("truncated_prefix",),
+    )
+
+
+def _metric(run_dir: Path, key: object, name: str, value: object) -> MetricValue:
+    if not isinstance(value, Mapping):
+        raise ReportInputError(f"{run_dir / RESULTS_FILE}: by_x[{key!r}].metrics.{name} is not an object")
+
+    def number(field_name: str) -> float | None:
+        item = value.get(field_name)
+        return float(item) if isinstance(item, int | float) and not isinstance(item, bool) else None
+
+    successes = value.get("successes")
+    return MetricValue(
+        value=number("value"),
+        ci_low=number("ci_low"),
+        ci_high=number("ci_high"),
+        n=int(value.get("n") or 0),
+        successes=int(successes) if isinstance(successes, int) else None,
+    )
+
+
+def _report_extras(task: str) -> tuple[str, ...]:
+    try:
+        from longread.evaluation.registry import task_class
+
+        return tuple(task_class(task).report_extras)
+    except LongreadError:
+        return ()
+
+
+def _summarise_again(run_dir: Path, task: str, model: Mapping[str, Any]) -> dict[str, Any]:
+    """results.json without a table (an interrupted or hand-made run): the task summarises the rows."""
+    from longread.evaluation.registry import make_task
+    from longread.evaluation.results import summarise_rows
+    from longread.evaluation.rows import read_typed_rows
+
+    try:
+        chosen = make_task(task)
+    except LongreadError:
+        raise ReportInputError(
+            f"{run_dir / RESULTS_FILE}: has no by_x table and its task {task!r} is not registered, so "
+            "samples.jsonl cannot be summarised — rerun the evaluation with --resume"
+        ) from None
+    rows = read_typed_rows(run_dir, chosen.row_model)
+    if not rows:
+        raise ReportInputError(
+            f"{run_dir}: results.json has no by_x table and samples.jsonl no rows — "
+            "rerun the evaluation with --resume to write the results"
+        )
+    return summarise_rows(chosen, rows, str(model.get("name", "model")))
 
 
 def _read_json(path: Path, *, required: bool) -> dict[str, Any]:
@@ -95,54 +249,3 @@ def _read_json(path: Path, *, required: bool) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ReportInputError(f"{path}: expected a JSON object")
     return value
-
-
-def _prefix_length(run_dir: Path, key: object) -> int:
-    try:
-        return int(str(key))
-    except ValueError:
-        raise ReportInputError(
-            f"{run_dir / RESULTS_FILE}: by_prefix_length key {key!r} is not a number of tokens"
-        ) from None
-
-
-def _parse_result(run_dir: Path, key: object, value: object) -> PrefixLengthResult:
-    try:
-        result = PrefixLengthResult.model_validate(value)
-    except ValidationError as exc:
-        raise ReportInputError(
-            f"{run_dir / RESULTS_FILE}: by_prefix_length[{key!r}] is not usable ({exc.errors()[0]['msg']})"
-        ) from None
-    return _complete(run_dir, key, result)
-
-
-def _complete(run_dir: Path, key: object, result: PrefixLengthResult) -> PrefixLengthResult:
-    """Fill in accuracy and the Wilson interval from the counts when results.json left them out."""
-    correct, accuracy = result.correct, result.accuracy
-    if correct is None and accuracy is None:
-        raise ReportInputError(
-            f"{run_dir / RESULTS_FILE}: by_prefix_length[{key!r}] has neither correct nor accuracy"
-        )
-    if correct is None:
-        assert accuracy is not None
-        correct = round(accuracy * result.n)
-    if accuracy is None:
-        accuracy = correct / result.n if result.n else math.nan
-    low, high = result.ci_low, result.ci_high
-    if low is None or high is None:
-        low, high = wilson_interval(correct, result.n)
-    return result.model_copy(
-        update={"correct": correct, "accuracy": accuracy, "ci_low": low, "ci_high": high}
-    )
-
-
-def _from_rows(run_dir: Path) -> dict[int, PrefixLengthResult]:
-    rows = read_samples(run_dir)
-    usable = [row for row in rows if isinstance(row.get("prefix_length"), int) and "correct" in row]
-    if not usable:
-        raise ReportInputError(
-            f"{run_dir}: results.json has no by_prefix_length and samples.jsonl no rows with "
-            "prefix_length and correct — rerun the evaluation with --resume to write the results"
-        )
-    by_length: dict[Any, AccuracySummary] = accuracy_by(usable, "prefix_length")
-    return {int(length): PrefixLengthResult.model_validate(s.as_dict()) for length, s in by_length.items()}

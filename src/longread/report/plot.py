@@ -1,4 +1,4 @@
-"""The accuracy-vs-prefix-length plot: one line per run with its 95% interval, and chance."""
+"""The memory curve: a task's primary metric against its x-axis, one line per run with 95% intervals."""
 
 from __future__ import annotations
 
@@ -10,32 +10,50 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
+from longread.metrics import group_sort_key
 from longread.report.load import RunReport
-from longread.report.table import chance_levels, format_tokens, task_title
+from longread.report.table import chance_levels, format_x, task_title
 
 # Lines of different runs are shifted apart by this fraction of an octave, so error bars do not overlap.
 _DODGE_OCTAVES = 0.06
 
 
-def plot_accuracy_vs_prefix(runs: Sequence[RunReport], path: Path) -> Path:
-    """Draw accuracy (%) against prefix length on a log2 axis and write it as a PNG (atomically)."""
+def plot_memory_curve(runs: Sequence[RunReport], path: Path) -> Path:
+    """Draw each run's primary metric against its x-axis with 95% intervals and write a PNG (atomically).
+
+    Prefix lengths get a log2 axis; other numeric axes a linear one; labels (buckets) evenly spaced.
+    """
     figure = Figure(figsize=(8, 5), dpi=150, layout="constrained")
     axes = figure.add_subplot()
-    lengths = sorted({length for run in runs for length in run.by_prefix_length})
+    scale = runs[0].x_axis.scale if runs else "linear"
+    xs_all = sorted({x for run in runs for x in run.points}, key=group_sort_key)
+    categorical = scale == "category" or any(isinstance(x, str) for x in xs_all)
+    position = {x: float(i) for i, x in enumerate(xs_all)} if categorical else {x: float(x) for x in xs_all}  # type: ignore[arg-type]
+    metric_name = runs[0].primary_metric if runs else "accuracy"
+    percent = any(
+        (m := run.metric(x, metric_name)) is not None and m.is_proportion for run in runs for x in run.points
+    )
+    factor = 100.0 if percent else 1.0
     top = 0.0
     for index, run in enumerate(runs):
         points = [
-            (length, r.accuracy, r.ci_low, r.ci_high)
-            for length, r in run.by_prefix_length.items()
-            if r.accuracy is not None and not math.isnan(r.accuracy)
+            (x, m.value, m.ci_low, m.ci_high)
+            for x in run.points
+            if (m := run.metric(x, metric_name)) is not None
+            and m.value is not None
+            and not math.isnan(m.value)
         ]
         if not points:
             continue
-        shift = 2 ** ((index - (len(runs) - 1) / 2) * _DODGE_OCTAVES)
-        xs = [length * shift for length, *_ in points]
-        ys = [100 * accuracy for _, accuracy, _, _ in points]
-        lows = [100 * (low if low is not None else accuracy) for _, accuracy, low, _ in points]
-        highs = [100 * (high if high is not None else accuracy) for _, accuracy, _, high in points]
+        offset = (index - (len(runs) - 1) / 2) * _DODGE_OCTAVES
+        if scale == "log2" and not categorical:
+            xs = [position[x] * 2**offset for x, *_ in points]
+        else:
+            span = (max(position.values()) - min(position.values())) or 1.0
+            xs = [position[x] + offset * span / 4 for x, *_ in points]
+        ys = [factor * value for _, value, _, _ in points]
+        lows = [factor * (low if low is not None else value) for _, value, low, _ in points]
+        highs = [factor * (high if high is not None else value) for _, value, _, high in points]
         (line,) = axes.plot(xs, ys, marker="o", linewidth=1.8, label=run.label)
         if len(runs) == 1:  # with several runs, overlapping bands muddy the picture; error bars suffice
             axes.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.15, linewidth=0)
@@ -43,8 +61,8 @@ def plot_accuracy_vs_prefix(runs: Sequence[RunReport], path: Path) -> Path:
             xs,
             ys,
             yerr=[
-                [y - low for y, low in zip(ys, lows, strict=True)],
-                [h - y for y, h in zip(ys, highs, strict=True)],
+                [max(0.0, y - low) for y, low in zip(ys, lows, strict=True)],
+                [max(0.0, h - y) for y, h in zip(ys, highs, strict=True)],
             ],
             fmt="none",
             ecolor=line.get_color(),
@@ -52,21 +70,27 @@ def plot_accuracy_vs_prefix(runs: Sequence[RunReport], path: Path) -> Path:
             linewidth=1,
         )
         top = max(top, *highs)
-    for level in chance_levels(runs):
+    for level in chance_levels(runs) if percent else []:
         axes.axhline(
             100 * level, color="0.35", linestyle="--", linewidth=1.2, label=f"chance ({100 * level:.1f}%)"
         )
         top = max(top, 100 * level)
-    axes.set_xscale("log", base=2)
-    if lengths:
-        axes.xaxis.set_major_locator(FixedLocator(lengths))
-        axes.set_xticklabels([format_tokens(length) for length in lengths])
-        axes.set_xlim(lengths[0] / 2**0.35, lengths[-1] * 2**0.35)
+    ticks = [position[x] for x in xs_all]
+    if scale == "log2" and not categorical:
+        axes.set_xscale("log", base=2)
+        if ticks:
+            axes.set_xlim(ticks[0] / 2**0.35, ticks[-1] * 2**0.35)
+    if ticks:
+        axes.xaxis.set_major_locator(FixedLocator(ticks))
+        axes.set_xticklabels([format_x(x, scale) for x in xs_all])
     axes.xaxis.set_minor_locator(NullLocator())
-    axes.set_ylim(0, min(100.0, max(10.0, math.ceil((top + 5) / 10) * 10)))
-    axes.set_xlabel("prefix length (tokens, log scale)")
-    axes.set_ylabel("accuracy (%), 95% CI")
-    axes.set_title(f"{task_title(runs)}: accuracy vs prefix length")
+    if percent:
+        axes.set_ylim(0, min(100.0, max(10.0, math.ceil((top + 5) / 10) * 10)))
+    x_label = runs[0].x_axis.label if runs else "x"
+    axes.set_xlabel(x_label + (" (log scale)" if scale == "log2" and not categorical else ""))
+    metric_title = metric_name.replace("_", " ")
+    axes.set_ylabel(f"{metric_title}{' (%)' if percent else ''}, 95% CI")
+    axes.set_title(f"{task_title(runs)}: {metric_title} vs {x_label}")
     axes.grid(True, which="major", alpha=0.3)
     axes.legend(loc="best", fontsize="small", frameon=True)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from longread.report.load import RunReport
+from longread.report.load import MetricValue, RunReport
 
 _TASK_TITLES = {"chapterbreak": "ChapterBreak"}
 
@@ -22,9 +22,10 @@ def chance_levels(runs: Sequence[RunReport]) -> list[float]:
 def format_caption(runs: Sequence[RunReport]) -> str:
     """What the numbers are: task, chance level, interval kind, and each run's model and data."""
     chance = "; ".join(_chance_text(level) for level in chance_levels(runs)) or "not given"
+    metric_names = _metric_names(runs)
     lines = [
-        f"**{task_title(runs)}** — accuracy in % with 95% Wilson intervals; chance {chance}; "
-        "word ppl = word-level perplexity of the gold continuation, pooled over samples.",
+        f"**{task_title(runs)}** — {', '.join(metric_names)} with 95% intervals (Wilson for yes/no outcomes, "
+        f"shown in %; seeded bootstrap otherwise); chance {chance}.",
         "",
     ]
     for run in runs:
@@ -36,29 +37,68 @@ def format_caption(runs: Sequence[RunReport]) -> str:
 
 
 def format_table(runs: Sequence[RunReport]) -> str:
-    """A markdown table, one row per run × prefix length (print it, or see :func:`build_report`)."""
-    show_truncated = any(
-        result.truncated_prefix is not None for run in runs for result in run.by_prefix_length.values()
-    )
-    header = ["model", "prefix (tokens)", "n", "accuracy % [95% CI]", "word ppl"]
-    align = ["---", "---:", "---:", "---:", "---:"]
-    if show_truncated:
-        header.append("truncated prefixes")
-        align.append("---:")
+    """A markdown table, one row per run × x-axis value, every metric with its interval."""
+    metric_names = _metric_names(runs)
+    extras = [name for name in dict.fromkeys(e for run in runs for e in run.report_extras)]
+    x_label = runs[0].x_axis.label if runs else "x"
+    header = ["model", x_label, "n", *[_metric_header(runs, name) for name in metric_names], *extras]
+    align = ["---", "---:", "---:", *["---:"] * len(metric_names), *["---:"] * len(extras)]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     for run in runs:
-        for length, result in run.by_prefix_length.items():
-            cells = [
-                run.label,
-                format_tokens(length),
-                str(result.n),
-                _accuracy_cell(result.accuracy, result.ci_low, result.ci_high),
-                _number(result.word_perplexity, ".1f"),
-            ]
-            if show_truncated:
-                cells.append("—" if result.truncated_prefix is None else str(result.truncated_prefix))
+        for x, point in run.points.items():
+            cells = [run.label, format_x(x, run.x_axis.scale), str(point.n)]
+            cells += [_metric_cell(point.metrics.get(name)) for name in metric_names]
+            cells += ["—" if point.extras.get(name) is None else str(point.extras[name]) for name in extras]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def format_x(x: object, scale: str) -> str:
+    if isinstance(x, int) and scale == "log2":
+        return format_tokens(x)
+    return str(x)
+
+
+def _metric_names(runs: Sequence[RunReport]) -> list[str]:
+    """The primary metric first, then the others in the order the runs give them."""
+    names: dict[str, None] = {}
+    for run in runs:
+        names.setdefault(run.primary_metric, None)
+    for run in runs:
+        for point in run.points.values():
+            for name in point.metrics:
+                names.setdefault(name, None)
+    # a metric no run has a value for (word perplexity of a ranker) is left out
+    return [
+        name
+        for name in names
+        if any(
+            (m := run.metric(x, name)) is not None and m.value is not None for run in runs for x in run.points
+        )
+    ]
+
+
+def _metric_header(runs: Sequence[RunReport], name: str) -> str:
+    proportion = any(
+        (m := run.metric(x, name)) is not None and m.is_proportion for run in runs for x in run.points
+    )
+    title = name.replace("_", " ")
+    return f"{title} % [95% CI]" if proportion else f"{title} [95% CI]"
+
+
+def _metric_cell(metric: MetricValue | None) -> str:
+    if metric is None or metric.value is None or math.isnan(metric.value):
+        return "—"
+    scale, spec = (100.0, ".1f") if metric.is_proportion else (1.0, _spec(metric.value))
+    cell = format(scale * metric.value, spec)
+    low, high = metric.ci_low, metric.ci_high
+    if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
+        cell += f" [{format(scale * low, spec)}–{format(scale * high, spec)}]"
+    return cell
+
+
+def _spec(value: float) -> str:
+    return ".1f" if abs(value) >= 10 else ".3f"
 
 
 def format_tokens(length: int) -> str:
@@ -74,16 +114,3 @@ def _chance_text(level: float) -> str:
         f" (1 in {candidates})" if candidates and math.isclose(1 / candidates, level, abs_tol=5e-4) else ""
     )
     return f"{100 * level:.1f}%{one_in}"
-
-
-def _accuracy_cell(accuracy: float | None, low: float | None, high: float | None) -> str:
-    if accuracy is None or math.isnan(accuracy):
-        return "—"
-    cell = f"{100 * accuracy:.1f}"
-    if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
-        cell += f" [{100 * low:.1f}–{100 * high:.1f}]"
-    return cell
-
-
-def _number(value: float | None, spec: str) -> str:
-    return "—" if value is None or math.isnan(value) else format(value, spec)

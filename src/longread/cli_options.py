@@ -1,0 +1,68 @@
+"""Command-line options shared by every command that loads a model, declared once (lighteval's way)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+ModelOption = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        help="smollm2 (bundled SmolLM2-135M-Instruct), gemma3, suffixlm (bundled SuffixLM), hf:FOLDER, "
+        "gguf:FILE, suffixlm:DIR, random:llama / random:gpt2. `longread models` lists them.",
+    ),
+]
+DeviceOption = Annotated[str, typer.Option(help="cpu or cuda.", rich_help_panel="Model")]
+DtypeOption = Annotated[str, typer.Option(help="float32, bfloat16 or float16.", rich_help_panel="Model")]
+ModeOption = Annotated[
+    str,
+    typer.Option(
+        help="shared: read the prefix once for all candidates; naive: once per candidate.",
+        rich_help_panel="Model",
+    ),
+]
+BatchSizeOption = Annotated[
+    int, typer.Option(help="Candidates scored in one forward pass.", rich_help_panel="Model")
+]
+PrefillChunkOption = Annotated[
+    int, typer.Option(help="Prefix tokens per forward pass while prefilling.", rich_help_panel="Model")
+]
+ThreadsOption = Annotated[
+    int | None, typer.Option(help="CPU threads for the model (default: all cores).", rich_help_panel="Model")
+]
+MaxLengthOption = Annotated[
+    int | None,
+    typer.Option(help="Override the model's context window (tokens).", rich_help_panel="Model"),
+]
+
+DEFAULT_PREFILL_CHUNK = 512
+
+
+def backend_from_options(
+    model: str,
+    *,
+    device: str,
+    dtype: str,
+    mode: str,
+    batch_size: int,
+    prefill_chunk: int,
+    threads: int | None,
+    max_length: int | None = None,
+) -> Any:
+    """Load the model the shared options name (errors are ``LongreadError``s with what to do)."""
+    from longread.models.registry import load_backend
+
+    if mode not in ("shared", "naive"):
+        raise typer.BadParameter("use shared or naive", param_hint="--mode")
+    return load_backend(
+        model,
+        device=device,
+        dtype=dtype,
+        mode=mode,  # type: ignore[arg-type]
+        prefill_chunk=prefill_chunk,
+        batch_size=batch_size,
+        threads=threads,
+        max_length=max_length,
+    )

@@ -1,0 +1,250 @@
+"""The one evaluation loop: every task runs through :func:`run_task`.
+
+It owns what is generic: choosing instances, sample keys, resume (nothing
+finished is redone; failed samples are retried), per-sample errors that do not
+end the run, progress with rate and ETA, token accounting, reuse of a result
+whose context was not cut, batching of pending requests, and the atomic,
+deterministic ``results.json``.
+
+Batching works in *waves* over a chunk of instances: each wave sends, for every
+reuse group still open, its next pending sample (the smallest context budget);
+a result whose context was not cut answers the group's larger budgets too.
+Requests of one wave go to the backend in one call, so a batching backend (a
+served model, generation) gets many requests at once while reuse stays exact.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from longread.errors import LongreadError
+from longread.evaluation.dispatch import ask, choose_request_kind, context_was_cut, tokens_of
+from longread.evaluation.results import summarise_rows
+from longread.evaluation.rows import read_typed_rows
+from longread.evaluation.selection import SAMPLING_RULE, select
+from longread.evaluation.task import Sample, SampleRow, Task
+from longread.progress import Progress
+from longread.runs.config import make_run_config
+from longread.runs.errors import RunWriteError
+from longread.runs.run_dir import RunDir
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run and how; none of it changes a sample's result (so none of it is hashed)."""
+
+    limit: int | None = None
+    """Only the first N instances (after ``sample``)."""
+    sample: int | None = None
+    """A seeded N instances, stratified by book."""
+    sample_seed: int = 0
+    resume: bool = False
+    overwrite: bool = False
+    request_batch: int | None = None
+    """Requests per backend call; default: the backend's ``preferred_batch`` or 1."""
+    show_progress: bool = True
+
+    def runtime(self) -> dict[str, Any]:
+        return {
+            "limit": self.limit,
+            "sample": self.sample,
+            "sample_seed": self.sample_seed,
+            "sampling": SAMPLING_RULE if self.sample is not None else None,
+        }
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    results: dict[str, Any]
+    request_kind: str
+    scored: int = 0
+    reused: int = 0
+    skipped_done: int = 0
+    instances: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+OnRow = Callable[[SampleRow], None]
+
+
+def run_task(
+    task: Task[Any, Any],
+    data: Path,
+    backend: Any,
+    run_path: Path,
+    options: RunOptions = RunOptions(),
+    *,
+    on_row: OnRow | None = None,
+) -> RunOutcome:
+    """Evaluate ``backend`` on ``task``'s instances in ``data``, appending each finished sample to the run."""
+    kind = choose_request_kind(task.name, task.request_kinds, backend)
+    instances = task.load(data)
+    if not instances:
+        raise LongreadError(f"{data}: no instances to evaluate")
+    samples_by_instance = [task.samples(instance) for instance in instances]
+    chosen = select(
+        [samples for samples in samples_by_instance if samples],
+        limit=options.limit,
+        sample=options.sample,
+        seed=options.sample_seed,
+        group_of=lambda samples: samples[0].group,
+    )
+    model = backend.describe()
+    config = make_run_config(
+        task=task.name,
+        model=model,
+        data_path=data,
+        settings=task.settings.model_dump(mode="json"),
+        runtime=options.runtime(),
+    )
+    outcome = RunOutcome(run_dir=run_path, results={}, request_kind=kind, instances=len(chosen))
+    wanted = {sample.key for samples in chosen for sample in samples}
+    if len(wanted) != sum(len(samples) for samples in chosen):
+        raise LongreadError(f"{data}: two samples share a key — are instance ids unique in this file?")
+    batch = max(1, options.request_batch or int(getattr(backend, "preferred_batch", 1)))
+    with RunDir.create(run_path, config, resume=options.resume, overwrite=options.overwrite) as run:
+        done = run.done_keys()
+        pending = [[s for s in samples if s.key not in done] for samples in chosen]
+        pending = [samples for samples in pending if samples]
+        outcome.skipped_done = len(wanted & done)
+        with Progress(
+            total=len(wanted),
+            desc=f"{task.name} {model.get('name', '')}",
+            unit="sample",
+            initial=outcome.skipped_done,
+            enabled=options.show_progress,
+        ) as progress:
+            for start in range(0, len(pending), batch):
+                _run_chunk(
+                    task, kind, backend, run, pending[start : start + batch], batch, outcome, progress, on_row
+                )
+        rows = [row for row in read_typed_rows(run.path, task.row_model) if row.key in wanted]
+        outcome.results = summarise_rows(task, rows, str(model.get("name", "model")))
+        run.write_results(outcome.results)
+    return outcome
+
+
+def _run_chunk(
+    task: Task[Any, Any],
+    kind: str,
+    backend: Any,
+    run: RunDir,
+    chunk: Sequence[Sequence[Sample[Any]]],
+    batch: int,
+    outcome: RunOutcome,
+    progress: Progress,
+    on_row: OnRow | None,
+) -> None:
+    queues: list[deque[Sample[Any]]] = []
+    for samples in chunk:
+        groups: dict[object, list[Sample[Any]]] = {}
+        for sample in samples:
+            # A sample without a reuse group is its own group.
+            groups.setdefault(
+                sample.reuse_group if sample.reuse_group is not None else id(sample), []
+            ).append(sample)
+        for members in groups.values():
+            members.sort(key=lambda s: (s.context_budget is None, s.context_budget or 0))
+            queues.append(deque(members))
+    while queues:
+        wave = [queue.popleft() for queue in queues]
+        answers = _answer(task, kind, backend, wave, batch, outcome, run)
+        still_open: list[deque[Sample[Any]]] = []
+        for sample, queue in zip(wave, queues, strict=True):
+            result = answers.get(sample.key)
+            if result is not None:
+                _store(task, kind, run, sample, result, False, outcome, progress, on_row)
+                if queue and sample.reuse_group is not None and context_was_cut(result) is False:
+                    # The whole context fitted: a larger budget would send the very same request.
+                    while queue:
+                        _store(task, kind, run, queue.popleft(), result, True, outcome, progress, on_row)
+            else:
+                progress.update(items=1, tokens=0)
+            if queue:
+                still_open.append(queue)
+        queues = still_open
+
+
+def _answer(
+    task: Task[Any, Any],
+    kind: str,
+    backend: Any,
+    wave: Sequence[Sample[Any]],
+    batch: int,
+    outcome: RunOutcome,
+    run: RunDir,
+) -> dict[str, Any]:
+    """Results by sample key; a failing sample is logged as an error and left out."""
+    requests: list[tuple[Sample[Any], Any]] = []
+    for sample in wave:
+        try:
+            requests.append((sample, task.request(sample, kind)))
+        except Exception as exc:
+            _record_error(run, outcome, sample, exc)
+    answers: dict[str, Any] = {}
+    for start in range(0, len(requests), batch):
+        part = requests[start : start + batch]
+        try:
+            results = ask(backend, kind, [request for _, request in part], None)
+        except RunWriteError:
+            raise
+        except Exception as exc:
+            if len(part) == 1:
+                _record_error(run, outcome, part[0][0], exc)
+                continue
+            # One bad request must not fail its neighbours: ask again one at a time to find it.
+            logger.info("a batch of %d %s requests failed (%s); retrying one by one", len(part), kind, exc)
+            results = []
+            for sample, request in part:
+                try:
+                    results.append(ask(backend, kind, [request], None)[0])
+                except RunWriteError:
+                    raise
+                except Exception as single:
+                    _record_error(run, outcome, sample, single)
+                    results.append(None)
+        for (sample, _), result in zip(part, results, strict=True):
+            if result is not None:
+                answers[sample.key] = result
+    return answers
+
+
+def _store(
+    task: Task[Any, Any],
+    kind: str,
+    run: RunDir,
+    sample: Sample[Any],
+    result: Any,
+    reused: bool,
+    outcome: RunOutcome,
+    progress: Progress,
+    on_row: OnRow | None,
+) -> None:
+    try:
+        row = task.row(sample, result, kind, reused=reused)
+    except Exception as exc:
+        _record_error(run, outcome, sample, exc)
+        progress.update(items=1, tokens=0)
+        return
+    tokens = 0 if reused else tokens_of(result)
+    run.append(row.model_dump(mode="json", exclude_none=False), tokens=tokens)
+    outcome.reused += int(reused)
+    outcome.scored += int(not reused)
+    progress.update(items=1, tokens=tokens)
+    if on_row is not None:
+        on_row(row)
+
+
+def _record_error(run: RunDir, outcome: RunOutcome, sample: Sample[Any], exc: BaseException) -> None:
+    where = f" (book {sample.group})" if sample.group else ""
+    message = f"{type(exc).__name__}: {exc}{where}"
+    run.append_error(sample.key, message)
+    outcome.errors.append((sample.key, message))
