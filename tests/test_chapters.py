@@ -207,3 +207,182 @@ def test_real_books(book_id: int, count: int, first: str, last: str) -> None:
     assert len(chapters) == count
     assert chapters[0].heading.startswith(first)
     assert chapters[-1].heading.startswith(last)
+
+
+# ---------------------------------------------------------------------------
+# heading forms real editions use (the issue "chapter detection must hold on unseen books")
+
+LONG_PROSE = PROSE * 6  # a unit of its own: more than MIN_TITLED_UNIT_WORDS
+
+
+@pytest.mark.parametrize(
+    ("part", "chapter"),
+    [
+        ("BOOK {n}", "CHAPTER {roman}"),
+        ("PART {n}", "{roman}."),
+        ("VOLUME {n}", "{roman}. The {word} Day"),
+        ("BOOK THE {ordinal}", "Chapter {arabic}"),
+        ("PART {n}", "{arabic}"),
+    ],
+)
+def test_numbering_restarts_in_each_book_part_or_volume(part: str, chapter: str) -> None:
+    per_part = [3, 2, 4]
+    romans, words, ordinals = (
+        ["I", "II", "III", "IV"],
+        ["One", "Two", "Three", "Four"],
+        ["FIRST", "SECOND", "THIRD"],
+    )
+    pieces, expected, expected_parts = [], [], []
+    for p, count in enumerate(per_part):
+        for c in range(count):
+            heading = chapter.format(roman=romans[c], arabic=c + 1, word=words[c])
+            part_heading = part.format(n=romans[p], ordinal=ordinals[p])
+            pieces.append(f"{part_heading}\n\n\n{heading}" if c == 0 else heading)
+            expected.append(heading)
+            expected_parts.append((part_heading,) if c == 0 else ())
+    spans = detect_chapters("Title page\n\n\n" + book(*pieces))
+    assert [s.heading for s in spans] == expected
+    assert [s.parts for s in spans] == expected_parts
+
+
+def test_restarting_numbering_after_a_contents_list_that_restarts_too() -> None:
+    contents = "CONTENTS\n\nBOOK I\n\nCHAPTER I\n\nCHAPTER II\n\nBOOK II\n\nCHAPTER I\n\nCHAPTER II\n\n\n"
+    text = contents + book("BOOK I\n\nCHAPTER I", "CHAPTER II", "BOOK II\n\nCHAPTER I", "CHAPTER II")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["CHAPTER I", "CHAPTER II", "CHAPTER I", "CHAPTER II"]
+    assert spans[0].heading_start > len(contents)
+
+
+@pytest.mark.parametrize(
+    "style",
+    ["_CHAPTER {roman}_", "_{roman}_", "*{roman}*", "=CHAPTER {roman}=", "_Chapter {roman}. The Storm_"],
+)
+def test_headings_in_emphasis_marks(style: str) -> None:
+    lines = [style.format(roman=r) for r in ("I", "II", "III", "IV")]
+    spans = detect_chapters("Title page\n\n\n" + book(*lines))
+    assert [s.heading for s in spans] == lines
+
+
+def test_emphasis_inside_prose_is_not_a_heading() -> None:
+    text = book(
+        "CHAPTER I",
+        "CHAPTER II",
+        between=PROSE + "\n_I_ said nothing at all to him about the ship.\n\n" + PROSE,
+    )
+    assert headings(text) == ["CHAPTER I", "CHAPTER II"]
+
+
+@pytest.mark.parametrize(
+    ("number", "title"),
+    [
+        ("{roman}", "THE {upper} NIGHT"),
+        ("{roman}.", "The {word} Night on the Moor"),
+        ("{arabic}", "The {word} Night"),
+        ("{roman}", "I Am {word}"),  # a title that starts like a roman numeral
+    ],
+)
+@pytest.mark.parametrize("gap", ["\n", "\n\n", "\n\n\n"])
+def test_number_line_then_title_line(number: str, title: str, gap: str) -> None:
+    words = ["First", "Second", "Third", "Fourth"]
+    lines = [
+        number.format(roman=r, arabic=i + 1) + gap + title.format(word=w, upper=w.upper())
+        for i, (r, w) in enumerate(zip(["I", "II", "III", "IV"], words, strict=True))
+    ]
+    spans = detect_chapters("Title page\n\n\n" + book(*lines))
+    assert [s.heading for s in spans] == [" ".join(line.split()) for line in lines]
+    text = "Title page\n\n\n" + book(*lines)
+    assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
+
+
+def test_first_section_numeral_joins_the_chapter_heading() -> None:
+    text = book("CHAPTER I\n\nI", "II", "CHAPTER II", "CHAPTER III\n\nI", "II")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["CHAPTER I I", "CHAPTER II", "CHAPTER III I"]
+    assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
+
+
+def test_a_letters_address_opens_its_body() -> None:
+    address = "\n\n_To Mrs. Saville, England._"
+    text = book("Letter 1" + address, "Letter 2" + address, "Chapter 1", "Chapter 2")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["Letter 1", "Letter 2", "Chapter 1", "Chapter 2"]
+    assert text[spans[0].body_start :].startswith("_To Mrs. Saville")
+
+
+STORIES = ("The Storm at Sea", "The Harbour Light", "A Long Night", "The Kiss")
+
+
+def _contents(*entries: str) -> str:
+    return "THE COLLECTED STORIES\n\n\nContents:\n\n" + "\n".join(f"     {e}" for e in entries) + "\n\n\n\n\n"
+
+
+def test_stories_named_in_the_contents_are_units_without_numbers() -> None:
+    text = _contents(*STORIES) + book(*(s.upper() for s in STORIES), between=LONG_PROSE)
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [s.upper() for s in STORIES]
+    assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
+
+
+def test_a_novel_then_stories_named_in_the_contents() -> None:
+    novel = "THE AWAKENING\n\n\nI", "II", "III"
+    text = _contents("The Awakening", *STORIES) + book(
+        *novel, *(s.upper() for s in STORIES), between=LONG_PROSE
+    )
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["I", "II", "III", *(s.upper() for s in STORIES)]
+    assert spans[0].parts == ("THE AWAKENING",)
+
+
+def test_narratives_with_and_without_chapters() -> None:
+    entries = ("FIRST NARRATIVE", "SECOND NARRATIVE", "THIRD NARRATIVE")
+    text = _contents(*entries) + book(
+        "FIRST NARRATIVE.\n\n\nCHAPTER I",
+        "CHAPTER II",
+        "SECOND NARRATIVE.",  # no chapters of its own: a unit
+        "THIRD NARRATIVE.\n\n\nCHAPTER I",
+        "CHAPTER II",
+        between=LONG_PROSE,
+    )
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [
+        "CHAPTER I",
+        "CHAPTER II",
+        "SECOND NARRATIVE.",
+        "CHAPTER I",
+        "CHAPTER II",
+    ]
+    assert [s.parts for s in spans] == [("FIRST NARRATIVE.",), (), (), ("THIRD NARRATIVE.",), ()]
+
+
+def test_a_title_before_chapter_two_stands_for_chapter_one() -> None:
+    entry = "THE STORY BEGUN BY WALTER HARTRIGHT"
+    text = _contents(entry) + book(entry, "II", "III", "IV", between=LONG_PROSE)
+    assert headings(text) == [entry, "II", "III", "IV"]
+
+
+def test_titles_not_in_the_contents_are_not_units() -> None:
+    text = _contents(*STORIES[:2]) + book(
+        "THE STORM AT SEA", "A LONG NIGHT", "THE HARBOUR LIGHT", between=LONG_PROSE
+    )
+    assert headings(text) == ["THE STORM AT SEA", "THE HARBOUR LIGHT"]
+
+
+def test_a_preface_named_in_the_contents_is_not_a_unit() -> None:
+    text = _contents("Preface", "Chapter I", "Chapter II") + book(
+        "PREFACE", "CHAPTER I", "CHAPTER II", between=LONG_PROSE
+    )
+    assert headings(text) == ["CHAPTER I", "CHAPTER II"]
+
+
+def test_a_numbered_run_of_narratives_inside_the_chapters() -> None:
+    narratives = [
+        f"{n}. THE NARRATIVE OF {who}" for n, who in enumerate(["THE COOK", "THE DOCTOR", "THE MAID"], 1)
+    ]
+    text = book("I", "II", *narratives, "III", between=LONG_PROSE)
+    assert headings(text) == ["I", "II", *narratives, "III"]
+
+
+def test_titled_sections_in_every_chapter_stay_in_the_chapters() -> None:
+    sections = [f"{n}. The {w} Watch" for n, w in enumerate(["First", "Second", "Third"], 1)]
+    text = book(*[h for chapter in ("CHAPTER I", "CHAPTER II", "CHAPTER III") for h in (chapter, *sections)])
+    assert headings(text) == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]

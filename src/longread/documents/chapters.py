@@ -110,11 +110,12 @@ def _starts_title(title: str) -> bool:
     return bool(first) and not first.islower() and _looks_like_title(title)
 
 
-def _is_label_line(line: str, *, title_of_keyword: bool = False) -> bool:
+def _is_label_line(line: str, *, after: HeadingLabel | None = None) -> bool:
     """Whether a line is a heading label of its own (so it cannot be the title of the one before).
 
-    After a keyword heading ("CHAPTER I"), a bare number with words ("I SET OFF UPON MY
-    JOURNEY") is that chapter's title: chapters are not numbered twice.
+    A bare number with words can be the title of the heading ``after`` it belongs to:
+    after "CHAPTER I", "I SET OFF UPON MY JOURNEY" (chapters are not numbered twice);
+    after a bare "I", "I Am Born" (a chapter is not empty, so a next one would say "II").
     """
     stripped = line.strip()
     if not stripped or len(stripped) > MAX_HEADING_LINE:
@@ -122,7 +123,12 @@ def _is_label_line(line: str, *, title_of_keyword: bool = False) -> bool:
     label = parse_label(stripped)
     if label is None or label.kind == "special":
         return False
-    return not (title_of_keyword and not label.keyword and label.title)
+    if after is None or after.kind != "chapter" or label.keyword or not label.title:
+        return True
+    if after.keyword:
+        return False
+    following = after.number.value + 1 if after.number is not None else None
+    return label.number is not None and label.number.value == following
 
 
 class _Lines:
@@ -149,7 +155,7 @@ class _Lines:
         return index
 
 
-def _title_paragraph(lines: _Lines, start: int, *, keyword: str) -> int | None:
+def _title_paragraph(lines: _Lines, start: int, *, label: HeadingLabel) -> int | None:
     """If the paragraph at ``start`` is a heading's title, the index just past it; else None."""
     end = lines.paragraph_end(start)
     block = lines.lines[start:end]
@@ -158,11 +164,11 @@ def _title_paragraph(lines: _Lines, start: int, *, keyword: str) -> int | None:
     joined = " ".join(line.strip() for line in block)
     if (
         len(joined) > MAX_TITLE_CHARS
-        or _is_label_line(block[0], title_of_keyword=bool(keyword))
+        or _is_label_line(block[0], after=label)
         or not _looks_like_title(joined)
     ):
         return None
-    if keyword == "letter" and blank_emphasis(joined).strip().startswith("To "):
+    if label.keyword == "letter" and blank_emphasis(joined).strip().startswith("To "):
         return None  # "Letter 1" / "To Mrs. Saville, England.": the address opens the letter
     return end
 
@@ -204,7 +210,7 @@ def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate 
         # A label in the next lines of the paragraph: a contents listing ("CHAPTER I" / "Our Society 1"
         # / "CHAPTER II" …).
         following = lines.lines[index + 1 : min(end, index + 2 + MAX_TITLE_LINES)]
-        if any(_is_label_line(line, title_of_keyword=bool(label.keyword)) for line in following):
+        if any(_is_label_line(line, after=label) for line in following):
             return None
         rest = " ".join(line.strip() for line in lines.lines[index + 1 : end])
         if end - index <= MAX_TITLE_LINES and len(rest) <= MAX_TITLE_CHARS and _looks_like_title(rest):
@@ -214,7 +220,7 @@ def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate 
     if heading_end == index + 1 and not label.title:
         title_start = lines.next_nonblank(index + 1)
         if title_start > index + 1:
-            title_end = _title_paragraph(lines, title_start, keyword=label.keyword)
+            title_end = _title_paragraph(lines, title_start, label=label)
             if title_end is not None:
                 heading_end = title_end
     body_line = lines.next_nonblank(heading_end)
@@ -377,7 +383,10 @@ def _title_units(titles: list[_Candidate], chapters: list[_Candidate], words: _W
         chapter = chapters[following] if following < len(chapters) else None
         if chapter is not None:
             preamble = words.between(title.body_start, chapter.heading_start)
-            if chapter.value in (None, 1) and preamble <= MAX_PART_PREAMBLE_WORDS:
+            # Another heading on the way ("SECOND NARRATIVE" / text / "THIRD NARRATIVE" / "CHAPTER I"):
+            # this title heads the chapter only if its own text is a short preamble too.
+            own_text_short = title.words_after >= preamble or title.words_after < MIN_TITLED_UNIT_WORDS
+            if chapter.value in (None, 1) and preamble <= MAX_PART_PREAMBLE_WORDS and own_text_short:
                 continue
             if following == 0 and chapters[0].value in (None, 1):
                 continue
