@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from longread.documents.chapters import ChapterSpan, detect_chapters, spans_to_chapters, split_by_pattern
 from longread.errors import BadInputError, NoChaptersError
 from tests.helpers import GUTENBERG as CORPUS
+from tests.helpers import gutenberg_book
 from tests.helpers import needs_shared as needs_corpus
 
 PROSE = (
@@ -386,3 +387,85 @@ def test_titled_sections_in_every_chapter_stay_in_the_chapters() -> None:
     sections = [f"{n}. The {w} Watch" for n, w in enumerate(["First", "Second", "Third"], 1)]
     text = book(*[h for chapter in ("CHAPTER I", "CHAPTER II", "CHAPTER III") for h in (chapter, *sections)])
     assert headings(text) == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+
+
+def test_a_contents_list_of_parts_does_not_head_the_first_chapter() -> None:
+    text = "CONTENTS\n\nFirst Epoch\n\nSecond Epoch\n\n\n" + book("I", "II", "III")
+    assert [s.parts for s in detect_chapters(text)] == [(), (), ()]
+
+
+# ---------------------------------------------------------------------------
+# the shared books named in the issue, against their HTML edition's chapters
+
+TRUTH_KEY_CHARS = 30  # as bench/chapter_detection.py: the true opening's first alphanumerics
+TRUTH_SLACK_CHARS = 250  # … found at most this far into the detected chapter (a subtitle, an address)
+
+
+def _alphanumerics(text: str) -> str:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed.lower() if ch.isalnum() and ch.isascii())
+
+
+def _truth(book_id: int) -> list[dict[str, str]]:
+    import json
+
+    for line in (CORPUS / "chapters_truth.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["id"] == book_id:
+            return list(row["chapters"])
+    raise AssertionError(f"pg{book_id} has no row in chapters_truth.jsonl")
+
+
+@needs_corpus
+@pytest.mark.parametrize("book_id", [583, 155, 160, 84, 543])
+def test_named_books_find_every_true_chapter_and_nothing_else(book_id: int) -> None:
+    """Un-numbered narratives (583, 155), stories after a novel (160), letters (84), sections (543)."""
+    from longread.documents.gutenberg import read_gutenberg
+
+    chapters = read_gutenberg(gutenberg_book(book_id)).chapters
+    truth = _truth(book_id)
+    assert len(chapters) == len(truth)
+    for chapter, true in zip(chapters, truth, strict=True):
+        start = _alphanumerics(chapter.heading) + _alphanumerics(chapter.text[: TRUTH_SLACK_CHARS * 3])
+        key = _alphanumerics(true["opening"])[:TRUTH_KEY_CHARS]
+        assert key in start[: len(_alphanumerics(chapter.heading)) + TRUTH_SLACK_CHARS], (
+            chapter.heading,
+            true,
+        )
+
+
+@needs_corpus
+def test_narratives_head_their_chapters_or_stand_alone() -> None:
+    from longread.documents.gutenberg import read_gutenberg
+
+    moonstone = read_gutenberg(gutenberg_book(155)).chapters
+    assert "FOURTH NARRATIVE." in [c.heading for c in moonstone]
+    assert ("THIRD NARRATIVE.",) in [c.parts for c in moonstone]
+    woman_in_white = read_gutenberg(gutenberg_book(583)).chapters
+    assert woman_in_white[0].heading == "THE STORY BEGUN BY WALTER HARTRIGHT"
+    assert woman_in_white[0].parts == ()
+    assert woman_in_white[0].text.startswith("(of Clement's Inn")
+    assert [c.heading for c in woman_in_white if c.heading[0].isdigit()] == [
+        "1. THE NARRATIVE OF HESTER PINHORN, COOK IN THE SERVICE OF COUNT FOSCO",
+        "2. THE NARRATIVE OF THE DOCTOR",
+        "3. THE NARRATIVE OF JANE GOULD",
+        "4. THE NARRATIVE OF THE TOMBSTONE",
+        "5. THE NARRATIVE OF WALTER HARTRIGHT",
+    ]
+    awakening = read_gutenberg(gutenberg_book(160)).chapters
+    assert awakening[0].parts == ("THE AWAKENING",)
+    assert awakening[-1].heading == "A REFLECTION"
+
+
+@needs_corpus
+def test_letter_address_and_first_section_numeral_on_real_books() -> None:
+    from longread.documents.gutenberg import read_gutenberg
+
+    frankenstein = read_gutenberg(gutenberg_book(84)).chapters
+    assert frankenstein[0].heading == "Letter 1"
+    assert frankenstein[0].text.startswith("_To Mrs. Saville, England._")
+    main_street = read_gutenberg(gutenberg_book(543)).chapters
+    assert main_street[0].heading == "CHAPTER I I"
+    assert main_street[0].text.startswith("ON a hill by the Mississippi")

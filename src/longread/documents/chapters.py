@@ -686,6 +686,9 @@ def _to_spans(text: str, candidates: list[_Candidate], chapters: list[_Candidate
     position = {id(c): i for i, c in enumerate(candidates)}
     chosen = {id(c) for c in chapters}
     parts = [_parts_before(candidates, position[id(c)], chosen) for c in chapters]
+    if parts:
+        # Before the first unit, a part numbered beyond one ("Third Epoch") ends a contents list.
+        parts[0] = [p for p in parts[0] if p.value in (None, 1)]
     spans = []
     for index, chapter in enumerate(chapters):
         if index + 1 < len(chapters):
