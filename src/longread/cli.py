@@ -172,18 +172,41 @@ def stats_command(
 @convert_app.command("chapterbreak")
 def convert_chapterbreak_command(
     file: Annotated[Path, typer.Argument(help="Input file (longread JSONL or the official JSON layout).")],
-    out: Annotated[Path, typer.Option("--out", help="Output file.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Output file (a folder with --to official --prefix-lengths).")
+    ],
     to: Annotated[
         str, typer.Option(help="official ({'pg19': {work: [{ctx,pos,negs}]}, 'ao3': …}) or longread.")
     ],
-    tokenizer: Annotated[str, typer.Option(help="Tokenizer that recounts tokens when importing.")] = "gpt2",
+    tokenizer: Annotated[
+        str, typer.Option(help="Tokenizer that recounts tokens when importing and cuts prefixes.")
+    ] = "gpt2",
+    prefix_lengths: Annotated[
+        str | None,
+        typer.Option(
+            help="With --to official: one file per prefix length in the --out folder, "
+            "chapterbreak_ctx_{N}.json with ctx cut from the left to N tokens (e.g. 256,512,1024)."
+        ),
+    ] = None,
 ) -> None:
     """Convert a ChapterBreak set between longread's JSONL and the official layout (both ways)."""
     from longread.benchmarks.chapterbreak.io import iter_instances, write_instances
-    from longread.benchmarks.chapterbreak.official import read_official, write_official
+    from longread.benchmarks.chapterbreak.official import (
+        parse_prefix_lengths,
+        read_official,
+        write_official,
+        write_official_by_length,
+    )
 
     try:
-        if to == "official":
+        if to == "official" and prefix_lengths is not None:
+            try:
+                lengths = parse_prefix_lengths(prefix_lengths)
+            except ValueError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--prefix-lengths") from None
+            for path in write_official_by_length(iter_instances(file), out, lengths, tokenizer=tokenizer):
+                typer.echo(f"wrote {path}")
+        elif to == "official":
             write_official(iter_instances(file), out)
         elif to == "longread":
             count = write_instances(read_official(file, tokenizer=tokenizer), out)

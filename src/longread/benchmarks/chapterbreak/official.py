@@ -1,9 +1,10 @@
 """The official ChapterBreak layout, both ways.
 
 ``{"pg19": {work_id: [{"ctx": prefix, "pos": gold, "negs": [negatives]}]}, "ao3": {...}}``,
-one file per prefix length. Importing keeps every text as it is and recounts
-tokens with the named tokenizer; exporting groups instances by split and book in
-file order, so official → longread → official gives the same instances back.
+one file per prefix length (``chapterbreak_ctx_{N}.json``, ``ctx`` cut from the
+left to N GPT-2 tokens). Importing keeps every text as it is and recounts tokens
+with the named tokenizer; exporting groups instances by split and book in file
+order, so official → longread → official gives the same instances back.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import Any
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.errors import BadInputError
 from longread.files import atomic_write_text, read_text
-from longread.text.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+from longread.text.tokenizers import DEFAULT_TOKENIZER, Encoding, load_tokenizer
 
 OFFICIAL_SPLITS = ("pg19", "ao3")
+# The published prefix lengths (in GPT-2 tokens).
+OFFICIAL_PREFIX_LENGTHS = (256, 512, 1024, 2048, 4096, 8192)
 
 
 def read_official(path: str | Path, *, tokenizer: str = DEFAULT_TOKENIZER) -> list[ChapterBreakInstance]:
@@ -112,3 +115,73 @@ def to_official(instances: Iterable[ChapterBreakInstance]) -> dict[str, dict[str
 
 def write_official(instances: Iterable[ChapterBreakInstance], path: str | Path) -> None:
     atomic_write_text(path, json.dumps(to_official(instances), ensure_ascii=False))
+
+
+def official_file_name(prefix_tokens: int) -> str:
+    """The published name of the file with ``prefix_tokens``-token prefixes."""
+    return f"chapterbreak_ctx_{prefix_tokens}.json"
+
+
+def parse_prefix_lengths(text: str) -> tuple[int, ...]:
+    """ "256,512,1024" → (256, 512, 1024), sorted and distinct; ValueError on anything else."""
+    try:
+        lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise ValueError(f"{text!r}: give comma-separated token counts, e.g. 256,512,1024") from None
+    if not lengths or lengths[0] < 1:
+        raise ValueError(f"{text!r}: give at least one positive token count")
+    return lengths
+
+
+def tail_start(encoding: Encoding, max_tokens: int) -> int:
+    """Character offset where the last ``max_tokens`` tokens start (0 when all fit).
+
+    Moved forward past a token that shares a character with the one before it
+    (byte-level BPE splits accented or CJK characters), so the cut never keeps more.
+    """
+    count = len(encoding.ids)
+    if count <= max_tokens:
+        return 0
+    index = count - max_tokens
+    while index < count and encoding.starts[index] < encoding.ends[index - 1]:
+        index += 1
+    return int(encoding.starts[index]) if index < count else int(encoding.ends[-1])
+
+
+def write_official_by_length(
+    instances: Iterable[ChapterBreakInstance],
+    folder: str | Path,
+    prefix_lengths: Iterable[int] = OFFICIAL_PREFIX_LENGTHS,
+    *,
+    tokenizer: str = DEFAULT_TOKENIZER,
+) -> list[Path]:
+    """One official file per prefix length in ``folder``, each ``ctx`` cut from the left to that length.
+
+    Lengths count ``tokenizer`` tokens (GPT-2 by default, as the published set).
+    Returns the written paths (``chapterbreak_ctx_{N}.json``).
+    """
+    rows = list(instances)
+    lengths = sorted(set(prefix_lengths))
+    if not lengths or lengths[0] < 1:
+        raise ValueError(f"prefix lengths must be positive token counts, not {lengths}")
+    encoder = load_tokenizer(tokenizer)
+    # Where each prefix starts for each length: one tokenisation per prefix.
+    cuts: list[list[int]] = []
+    for row in rows:
+        encoding = encoder.encode(row.prefix)
+        cuts.append([tail_start(encoding, length) for length in lengths])
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for k, length in enumerate(lengths):
+        cut_rows = [_with_prefix(row, row.prefix[cut[k] :]) for row, cut in zip(rows, cuts, strict=True)]
+        path = out / official_file_name(length)
+        write_official(cut_rows, path)
+        written.append(path)
+    return written
+
+
+def _with_prefix(instance: ChapterBreakInstance, prefix: str) -> ChapterBreakInstance:
+    if prefix == instance.prefix:
+        return instance
+    return instance.model_copy(update={"prefix": prefix})
