@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
-from longread.benchmarks.chapterbreak.evaluate import EvalSettings, evaluate_chapterbreak, make_row
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.cli import app
 from longread.models import load_backend
-from longread.models.requests import ContinuationScore, LoglikelihoodResult
+from longread.evaluation import RunOptions, run_task
 from longread.runs.errors import RunWriteError
 from tests.helpers import synthetic_book
 
@@ -27,6 +27,7 @@ TINY = "random:gpt2"
 # Many lengths make the killed run long enough (48 samples) for the kill to land mid-way.
 LENGTHS = "32,48,64,80,96,112,128,144"
 runner = CliRunner()
+QUIET = RunOptions(show_progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +45,8 @@ def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_rows_and_results(data_file: Path, tmp_path: Path) -> None:
     backend = load_backend(TINY)
-    settings = EvalSettings(prefix_lengths=(64, 128, 4096), suffix_tokens=16)
-    outcome = evaluate_chapterbreak(data_file, backend, tmp_path / "run", settings, show_progress=False)
+    settings = ChapterBreakSettings(prefix_lengths=(64, 128, 4096), suffix_tokens=16)
+    outcome = run_task(ChapterBreakTask(settings), data_file, backend, tmp_path / "run", QUIET)
     rows = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 6 * 3  # 3 instances per book × 2 books × 3 lengths
     for row in rows:
@@ -57,21 +58,10 @@ def test_rows_and_results(data_file: Path, tmp_path: Path) -> None:
     # the whole prefix fits: the 4096 sample reuses the 128 one only if that held the whole prefix
     assert all(not row["context_truncated"] for row in long_rows)
     results = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert set(results["by_prefix_length"]) == {"64", "128", "4096"}
-    assert results["by_prefix_length"]["64"]["truncated_prefix"] == 6
+    assert set(results["by_x"]) == {"64", "128", "4096"}
+    assert results["by_x"]["64"]["extras"]["truncated_prefix"] == 6
     assert results["chance"] == pytest.approx(1 / 6)
     assert outcome.scored + outcome.reused == 18
-
-
-def test_ties_count_as_wrong() -> None:
-    from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-
-    instance = ChapterBreakInstance.model_validate_json(
-        next(iter(build_book(synthetic_book(7), BuildOptions(prefix_tokens=64)).instances)).model_dump_json()
-    )
-    scores = tuple(ContinuationScore(-1.0 if i < 2 else -5.0, 3, 3, False, "a b") for i in range(6))
-    row = make_row(instance, 64, LoglikelihoodResult(scores, 10, 10))
-    assert row["tie"] and not row["correct"]
 
 
 def _eval_command(data: Path, run: Path, *extra: str) -> list[str]:
@@ -101,7 +91,7 @@ def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path)
     assert not (killed / "results.json").exists()
     resumed = subprocess.run(_eval_command(data_file, killed, "--resume"), capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
-    assert "instances already done" in resumed.stdout
+    assert "samples already done" in resumed.stdout
     assert (killed / "results.json").read_bytes() == (whole / "results.json").read_bytes()
     rows = [json.loads(line) for line in samples.read_text().splitlines()]
     assert len({row["key"] for row in rows}) == 48
@@ -124,9 +114,8 @@ def test_disk_full_keeps_finished_samples(
 
     monkeypatch.setattr(os, "write", filling_write)
     with pytest.raises(RunWriteError, match="disk full") as info:
-        evaluate_chapterbreak(
-            data_file, backend, run, EvalSettings(prefix_lengths=(64,), suffix_tokens=16), show_progress=False
-        )
+        settings = ChapterBreakSettings(prefix_lengths=(64,), suffix_tokens=16)
+        run_task(ChapterBreakTask(settings), data_file, backend, run, QUIET)
     monkeypatch.undo()
     assert "--resume" in str(info.value)
     assert len((run / "samples.jsonl").read_text().splitlines()) == 3
@@ -176,13 +165,8 @@ def test_prompt_longer_than_the_window_without_truncation_fails_per_sample(
     data_file: Path, tmp_path: Path
 ) -> None:
     backend = load_backend(TINY, max_length=64)
-    outcome = evaluate_chapterbreak(
-        data_file,
-        backend,
-        tmp_path / "run",
-        EvalSettings(prefix_lengths=(128,), suffix_tokens=16, truncate=False),
-        show_progress=False,
-    )
+    settings = ChapterBreakSettings(prefix_lengths=(128,), suffix_tokens=16, truncate=False)
+    outcome = run_task(ChapterBreakTask(settings), data_file, backend, tmp_path / "run", QUIET)
     assert len(outcome.errors) == 6
     assert all("ContextTooLong" in message for _, message in outcome.errors)
     errors = (tmp_path / "run" / "errors.jsonl").read_text()

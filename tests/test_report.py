@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import struct
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def test_report_writes_table_and_png(tmp_path: Path) -> None:
     assert 800 <= width <= 2000 and 500 <= height <= 1500
     assert files.plot.stat().st_size > 20_000
     markdown = files.markdown.read_text(encoding="utf-8")
-    assert files.table in markdown and "accuracy_vs_prefix.png" in markdown
+    assert files.table in markdown and "memory_curve.png" in markdown
     assert "chance 16.7% (1 in 6)" in markdown
     assert "| suffixlm | 8K | 40 | 55.0 [39.8–69.3] | 31.8 | 0 |" in files.table
     assert "| smollm2 | 256 | 40 | 22.5 [12.3–37.5] | 39.7 | 0 |" in files.table
@@ -82,10 +83,24 @@ def test_report_writes_table_and_png(tmp_path: Path) -> None:
 
 
 def test_report_from_samples_when_results_lack_the_table(tmp_path: Path) -> None:
-    run = make_run(tmp_path, "rows", "smollm2", {256: 3, 512: 5}, n=10, with_samples=True)
-    (loaded,) = load_runs([run])
-    assert loaded.by_prefix_length[512].correct == 5
-    assert "| smollm2 | 512 | 10 | 50.0 [23.7–76.3] | — |" in format_table([loaded])
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+    from longread.benchmarks.chapterbreak.io import write_instances
+    from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+    from longread.evaluation import RunOptions, run_task
+    from tests.fake_backends import ScriptedLM
+    from tests.helpers import synthetic_book
+
+    data = tmp_path / "cb.jsonl"
+    write_instances(build_book(synthetic_book(9), BuildOptions(prefix_tokens=300)).instances, data)
+    task = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32, 64)))
+    outcome = run_task(task, data, ScriptedLM(), tmp_path / "run", RunOptions(show_progress=False))
+    results_file = tmp_path / "run" / "results.json"
+    results_file.write_text(json.dumps({"task": "chapterbreak", "model": "scripted"}))  # the table is lost
+    (loaded,) = load_runs([tmp_path / "run"])
+    expected = outcome.results["by_x"]["64"]["metrics"]["accuracy"]
+    accuracy = loaded.metric(64, "accuracy")
+    assert accuracy is not None and (accuracy.successes, accuracy.n) == (expected["successes"], expected["n"])
+    assert "| scripted | 64 | 3 |" in format_table([loaded])
 
 
 def test_same_model_twice_gets_told_apart(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def load_run(run_dir: Path) -> RunReport:
     if not isinstance(results.get("by_x"), Mapping) and not isinstance(
         results.get("by_prefix_length"), Mapping
     ):
-        results = {**results, **_summarise_again(run_dir, task, model)}
+        results = {**_summarise_again(run_dir, task, model), **results}
     label = str(results.get("model") or model.get("name") or model.get("id") or run_dir.name)
     chance = results.get("chance")
     common = {

@@ -41,7 +41,13 @@ def format_table(runs: Sequence[RunReport]) -> str:
     metric_names = _metric_names(runs)
     extras = [name for name in dict.fromkeys(e for run in runs for e in run.report_extras)]
     x_label = runs[0].x_axis.label if runs else "x"
-    header = ["model", x_label, "n", *[_metric_header(runs, name) for name in metric_names], *extras]
+    header = [
+        "model",
+        x_label,
+        "n",
+        *[_metric_header(runs, name) for name in metric_names],
+        *[name.replace("_", " ") for name in extras],
+    ]
     align = ["---", "---:", "---:", *["---:"] * len(metric_names), *["---:"] * len(extras)]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     for run in runs:
