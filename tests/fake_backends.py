@@ -112,7 +112,9 @@ class ScriptedRanker:
                 scores.append(float(sum(1 for token in cut if token in seen)))
                 lengths.append(len(cut))
                 originals.append(len(tokens))
-            results.append(RankResult(tuple(scores), len(context), len(kept), tuple(lengths), tuple(originals)))
+            results.append(
+                RankResult(tuple(scores), len(context), len(kept), tuple(lengths), tuple(originals))
+            )
         return results
 
     def count_tokens(self, text: str) -> int:

@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
-from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.cli import app
-from longread.models import load_backend
 from longread.evaluation import RunOptions, run_task
+from longread.models import load_backend
 from longread.runs.errors import RunWriteError
 from tests.helpers import synthetic_book
 

@@ -74,7 +74,9 @@ class ReplayBackend:
                     )
                 )
             )
-            results.append(LoglikelihoodResult(scores, row["context_tokens_original"], row["context_tokens_kept"]))
+            results.append(
+                LoglikelihoodResult(scores, row["context_tokens_original"], row["context_tokens_kept"])
+            )
         return results
 
     def describe(self) -> dict[str, str]:
@@ -92,7 +94,9 @@ def test_stored_run_replays_exactly(tmp_path: Path) -> None:
     settings = ChapterBreakSettings(**{
         key: value for key, value in old_config["config"]["settings"].items() if key != "tie_rule"
     })  # fmt: skip
-    outcome = run_task(ChapterBreakTask(settings), data, backend, tmp_path / "run", RunOptions(show_progress=False))
+    outcome = run_task(
+        ChapterBreakTask(settings), data, backend, tmp_path / "run", RunOptions(show_progress=False)
+    )
 
     # the same result-defining config: an old run can be resumed by the new runner
     new_config = json.loads((tmp_path / "run" / "config.json").read_text())
@@ -117,5 +121,11 @@ def test_stored_run_replays_exactly(tmp_path: Path) -> None:
             old["ci_high"],
         )
         assert new["metrics"]["word_perplexity"]["value"] == pytest.approx(old["word_perplexity"], rel=1e-12)
-        for extra in ("ties", "truncated_prefix", "mean_context_tokens", "short_prefix", "truncated_candidates"):
+        for extra in (
+            "ties",
+            "truncated_prefix",
+            "mean_context_tokens",
+            "short_prefix",
+            "truncated_candidates",
+        ):
             assert new["extras"][extra] == old[extra], (length, extra)

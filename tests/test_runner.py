@@ -157,14 +157,18 @@ def test_a_ranker_answers_chapterbreak_through_the_same_runner(data_file: Path, 
 
 
 def test_asking_a_backend_for_what_it_cannot_do_fails_before_any_work(tmp_path: Path) -> None:
-    with pytest.raises(CapabilityError, match=r"'scripted-ranker' answers rank, but task 'muld' needs one of"):
+    with pytest.raises(
+        CapabilityError, match=r"'scripted-ranker' answers rank, but task 'muld' needs one of"
+    ):
         choose_request_kind("muld", ("generate",), ScriptedRanker())
     assert choose_request_kind("cb", ("loglikelihood", "rank"), ScriptedRanker()) == "rank"
     assert choose_request_kind("cb", ("loglikelihood", "rank"), ScriptedLM()) == "loglikelihood"
 
 
 def test_stratified_sample_spreads_over_books() -> None:
-    items = [("big", i) for i in range(90)] + [("mid", i) for i in range(8)] + [("small", i) for i in range(2)]
+    items = (
+        [("big", i) for i in range(90)] + [("mid", i) for i in range(8)] + [("small", i) for i in range(2)]
+    )
     chosen = stratified_sample(items, 9, lambda item: item[0], seed=3)
     books = [book for book, _ in chosen]
     assert books.count("small") == 2 and books.count("mid") >= 3 and books.count("big") <= 4
@@ -187,5 +191,7 @@ def test_task_registry_names_what_is_wrong() -> None:
 def test_tasks_command_lists_chapterbreak() -> None:
     result = CliRunner().invoke(app, ["tasks"])
     assert result.exit_code == 0
-    assert "chapterbreak:" in result.output and "-o prefix_lengths=256,512,1024,2048,4096,8192" in result.output
+    assert (
+        "chapterbreak:" in result.output and "-o prefix_lengths=256,512,1024,2048,4096,8192" in result.output
+    )
     assert "loglikelihood or rank" in result.output
