@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from longread.documents.headings import (
     NUMBER_FORMS,
     NumberSpan,
+    blank_emphasis,
     format_number,
     label_numbers,
     parse_label,
@@ -37,6 +38,12 @@ def _numbers(heading: str) -> list[tuple[str, int, str]]:
         ("01 My Early Home", [("01", 1, "arabic")]),
         ("chapter xiv", [("xiv", 14, "roman-lower")]),
         ("  CHAPTER 3. The Spouter-Inn.", [("3", 3, "arabic")]),
+        ("_CHAPTER XII_", [("XII", 12, "roman-upper")]),
+        ("_I_", [("I", 1, "roman-upper")]),
+        ("*II*.", [("II", 2, "roman-upper")]),
+        ("=Part One=", [("One", 1, "word-title")]),
+        ("  _9. Chapter 12_", [("9", 9, "arabic"), ("12", 12, "arabic")]),
+        ("_Chapter IV. The Storm_", [("IV", 4, "roman-upper")]),
     ],
 )
 def test_label_numbers(heading: str, expected: list[tuple[str, int, str]]) -> None:
@@ -107,3 +114,28 @@ def test_parse_label_levels() -> None:
     assert parse_label("First Epoch").kind == "part"  # type: ignore[union-attr]
     assert parse_label("PROLOGUE").kind == "special"  # type: ignore[union-attr]
     assert parse_label("Chapter 7").kind == "chapter"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("line", "unmarked"),
+    [
+        ("_CHAPTER I_", " CHAPTER I "),
+        ("_Chapter IV. The Storm_.", " Chapter IV. The Storm ."),
+        ("*II*", " II "),
+        ("=BOOK ONE=", " BOOK ONE "),
+        ("* * *", "* * *"),  # a rule of stars, not emphasis
+        ("snake_case_name", "snake_case_name"),  # marks inside a word stay
+        ("____", "____"),
+    ],
+)
+def test_blank_emphasis_keeps_every_offset(line: str, unmarked: str) -> None:
+    assert blank_emphasis(line) == unmarked
+    assert len(blank_emphasis(line)) == len(line)
+
+
+def test_emphasised_title_is_read_without_its_marks() -> None:
+    label = parse_label("_Chapter IV. The Storm_")
+    assert label is not None
+    assert (label.kind, label.keyword, label.title) == ("chapter", "chapter", "The Storm")
+    assert parse_label("* * *") is None
+    assert parse_label("_To Mrs. Saville, England._") is None
