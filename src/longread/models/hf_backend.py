@@ -11,12 +11,14 @@ from transformers import PreTrainedTokenizerBase
 
 from longread.models.errors import ContextTooLongError
 from longread.models.loading import LoadedModel, resolve_max_length
+from longread.models.prompt_fit import fit_document_prompt
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
     STOPPED_BY_EOS,
     STOPPED_BY_MAX_TOKENS,
     STOPPED_BY_STOP,
     ContinuationScore,
+    DocumentPrompt,
     GenerateRequest,
     GenerateResult,
     LoglikelihoodRequest,
@@ -168,8 +170,17 @@ class HFBackend:
                 f"max_tokens={request.max_tokens} leaves no room for a prompt in the model's window of "
                 f"{self.max_length} tokens; lower max_tokens"
             )
-        prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
-        prompt = prompt[-room:]  # as lm-eval: keep the end of the prompt
+        document: tuple[int, int] | None = None
+        if isinstance(request.prompt, DocumentPrompt):
+            # Only the document is cut, from the side the task named; the instruction never is.
+            fitted = fit_document_prompt(
+                request.prompt, self.encoder.encode_plain, room, bos_id=self._added_bos_id()
+            )
+            prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
+            document = (fitted.document_tokens_original, fitted.document_tokens_kept)
+        else:
+            prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
+            prompt = prompt[-room:]  # as lm-eval: keep the end of the prompt
         state = prefill(self.model, prompt[:-1], self.prefill_chunk, progress)
         cache = state.cache
         device = next(self.model.parameters()).device
@@ -199,7 +210,24 @@ class HFBackend:
                 stopped_by = STOPPED_BY_STOP
                 break
         return GenerateResult(
-            text=text, n_prompt_tokens=len(prompt), n_generated_tokens=len(generated), stopped_by=stopped_by
+            text=text,
+            n_prompt_tokens=len(prompt),
+            n_generated_tokens=len(generated),
+            stopped_by=stopped_by,
+            document_tokens_original=document[0] if document else None,
+            document_tokens_kept=document[1] if document else None,
+        )
+
+    def _added_bos_id(self) -> int | None:
+        """The start token the tokenizer puts in front of a text by itself, if any."""
+        bos = self.tokenizer.bos_token_id
+        if not isinstance(bos, int):
+            return None
+        with_specials = self.encoder.encode("a")
+        return (
+            bos
+            if with_specials and with_specials[0] == bos and self.encoder.encode_plain("a")[:1] != [bos]
+            else None
         )
 
     def generate(

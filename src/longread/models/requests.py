@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 SCHEMA_VERSION = 1
 
@@ -90,11 +90,40 @@ class RollingResult:
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 
+CutSide = Literal["left", "right", "middle"]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentPrompt:
+    """A prompt whose long ``document`` may be cut but whose ``instruction`` never is.
+
+    The model reads ``preamble + document + instruction`` (put separators inside
+    them). When it does not fit, only the document loses tokens, from ``cut``:
+    ``left`` drops its start, ``right`` its end, ``middle`` its middle. The result
+    records the document's tokens before and after the cut.
+    """
+
+    document: str
+    instruction: str
+    preamble: str = ""
+    cut: CutSide = "left"
+    max_document_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.cut not in ("left", "right", "middle"):
+            raise ValueError(f"cut must be left, right or middle; got {self.cut!r}")
+        _positive_or_none("max_document_tokens", self.max_document_tokens)
+
+    @property
+    def text(self) -> str:
+        return self.preamble + self.document + self.instruction
+
+
 @dataclass(frozen=True, slots=True)
 class GenerateRequest:
     """Greedy generation until a stop string, the end-of-text token or ``max_tokens``."""
 
-    prompt: str
+    prompt: str | DocumentPrompt
     stop: tuple[str, ...] = ()
     max_tokens: int = 256
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
@@ -121,6 +150,10 @@ class GenerateResult:
     n_generated_tokens: int
     stopped_by: str
     """``"stop"``, ``"eos"`` or ``"max_tokens"``."""
+    document_tokens_original: int | None = None
+    """For a :class:`DocumentPrompt`: the document's tokens before fitting …"""
+    document_tokens_kept: int | None = None
+    """… and after (the instruction is never cut)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 
