@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from longread.errors import LongreadError
 from longread.metrics import AccuracySummary
 from longread.progress import Progress, format_duration
 from longread.report import ReportInputError, build_report, format_table, load_runs
@@ -128,3 +129,30 @@ def test_progress_prints_lines_when_not_a_terminal() -> None:
     assert lines[-1].startswith("cb: 6/10 inst (60.0%)")
     assert len(lines) == 2
     assert format_duration(3725) == "1h02m"
+
+
+def test_group_by_compares_variants_side_by_side(tmp_path: Path) -> None:
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+    from longread.benchmarks.chapterbreak.io import write_instances
+    from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+    from longread.evaluation import RunOptions, run_task
+    from tests.fake_backends import ScriptedLM
+    from tests.helpers import synthetic_book
+
+    runs = []
+    for name, chapters in (("short", 9), ("long", 12)):
+        data = tmp_path / f"{name}.jsonl"
+        instances = build_book(
+            synthetic_book(chapters, book_id=name), BuildOptions(prefix_tokens=300)
+        ).instances
+        write_instances(instances, data)
+        task = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32, 64)))
+        run_task(task, data, ScriptedLM(), tmp_path / name, RunOptions(show_progress=False))
+        runs.append(tmp_path / name)
+    files = build_report(runs, tmp_path / "report", group_by=["book_id", "negatives_from"])
+    grouped = files.table.split("\n\n")[-1].splitlines()
+    assert grouped[0] == "| model | book_id / negatives_from | 32 | 64 |"
+    assert [line.split(" | ")[1] for line in grouped[2:]] == ["short / in-book", "long / in-book"]
+    assert "(n=3)" in grouped[2] and "(n=6)" in grouped[3]
+    with pytest.raises(LongreadError, match="rows have no field 'genre'"):
+        build_report(runs, tmp_path / "report2", group_by=["genre"])

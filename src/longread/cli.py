@@ -372,12 +372,19 @@ def report_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for report.md and the PNG plot.")] = Path(
         "report"
     ),
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            help="Row fields to compare side by side, comma-separated (e.g. suffix_type,negatives_from)."
+        ),
+    ] = None,
 ) -> None:
-    """A markdown table and a plot of accuracy against prefix length, for one or more runs."""
+    """A markdown table and a memory-curve plot (primary metric against the x-axis) of one or more runs."""
     from longread.report.build import build_report
 
+    fields = [part.strip() for part in (group_by or "").split(",") if part.strip()]
     try:
-        files = build_report(list(runs), out)
+        files = build_report(list(runs), out, group_by=fields)
     except LongreadError as exc:
         raise _fail(exc) from None
     typer.echo(files.table)

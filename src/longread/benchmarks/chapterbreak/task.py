@@ -69,6 +69,8 @@ class ChapterBreakRow(SampleRow):
     book_id: str
     split: str
     suffix_type: str
+    negatives_from: str | None = None
+    """in-book or out-of-book (rows written before longread 0.2 lack it)."""
     prefix_length: int
     score_kind: Literal["logprob", "rank"] = "logprob"
     logprobs: list[float] | None = None
@@ -186,6 +188,7 @@ class ChapterBreakTask:
             "book_id": instance.book_id,
             "split": instance.split,
             "suffix_type": instance.suffix_type,
+            "negatives_from": instance.negatives_from,
             "prefix_length": int(sample.x),
             "context_tokens_original": result.context_tokens_original,
             "context_tokens_kept": result.context_tokens_kept,

@@ -1,0 +1,94 @@
+"""The paper's side-by-side comparisons: a task's primary metric per group of samples × x-axis value.
+
+``longread report RUN… --group-by suffix_type,negatives_from`` puts, for each
+run, one line per group (chapter / cause / dialogue, in-book / out-of-book …)
+and one column per x value (prefix length), each cell the metric with its 95%
+interval. Groups come from any field of the task's per-sample rows, so every
+task gets this without report code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from longread.errors import LongreadError
+from longread.evaluation.registry import make_task
+from longread.evaluation.results import metric_value, x_value
+from longread.evaluation.rows import read_typed_rows
+from longread.metrics import group_sort_key
+from longread.report.load import MetricValue, RunReport
+from longread.report.table import format_x
+
+
+class GroupFieldError(LongreadError):
+    pass
+
+
+def grouped_table(runs: Sequence[RunReport], fields: Sequence[str]) -> str:
+    """A markdown table: rows = run × group, columns = x values, cells = primary metric [95% CI]."""
+    lines_by_run: list[tuple[str, str, dict[Any, MetricValue]]] = []
+    xs: set[Any] = set()
+    scale = runs[0].x_axis.scale if runs else "linear"
+    metric_name = runs[0].primary_metric if runs else "accuracy"
+    for run in runs:
+        task = make_task(run.task)
+        metric = next((m for m in task.metrics() if m.name == metric_name), None)
+        if metric is None:
+            raise GroupFieldError(f"{run.path}: task {run.task!r} has no metric {metric_name!r}")
+        rows = read_typed_rows(Path(run.path), task.row_model)
+        groups: dict[tuple[str, ...], dict[Any, list[Any]]] = {}
+        for row in rows:
+            key = tuple(_field(run.path, row, name) for name in fields)
+            groups.setdefault(key, {}).setdefault(x_value(row, task.x_axis.field), []).append(row)
+        for key in sorted(groups):
+            cells = {x: _as_metric(metric_value(metric, members)) for x, members in groups[key].items()}
+            xs.update(cells)
+            lines_by_run.append((run.label, " / ".join(key), cells))
+    columns = sorted(xs, key=group_sort_key)
+    header = ["model", " / ".join(fields), *[format_x(x, scale) for x in columns]]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(["---", "---", *["---:"] * len(columns)]) + " |",
+    ]
+    for label, group, cells in lines_by_run:
+        values = [_cell(cells.get(x)) for x in columns]
+        lines.append("| " + " | ".join([label, group, *values]) + " |")
+    return "\n".join(lines)
+
+
+def _field(path: Path, row: Any, name: str) -> str:
+    value = getattr(row, name, None)
+    if value is None and row.model_extra:
+        value = row.model_extra.get(name)
+    if (
+        value is None
+        and name not in type(row).model_fields
+        and not (row.model_extra and name in row.model_extra)
+    ):
+        raise GroupFieldError(
+            f"{path}: rows have no field {name!r}; fields: {', '.join(type(row).model_fields)}"
+        )
+    return "—" if value is None else str(value)
+
+
+def _as_metric(value: dict[str, Any]) -> MetricValue:
+    successes = value.get("successes")
+    return MetricValue(
+        value=value.get("value"),
+        ci_low=value.get("ci_low"),
+        ci_high=value.get("ci_high"),
+        n=int(value.get("n") or 0),
+        successes=successes if isinstance(successes, int) else None,
+    )
+
+
+def _cell(metric: MetricValue | None) -> str:
+    if metric is None or metric.value is None:
+        return "—"
+    scale = 100.0 if metric.is_proportion else 1.0
+    cell = f"{scale * metric.value:.1f}"
+    if metric.ci_low is not None and metric.ci_high is not None:
+        cell += f" [{scale * metric.ci_low:.1f}–{scale * metric.ci_high:.1f}]"
+    return cell + f" (n={metric.n})"
