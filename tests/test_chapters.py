@@ -469,3 +469,47 @@ def test_letter_address_and_first_section_numeral_on_real_books() -> None:
     main_street = read_gutenberg(gutenberg_book(543)).chapters
     assert main_street[0].heading == "CHAPTER I I"
     assert main_street[0].text.startswith("ON a hill by the Mississippi")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("I. In which the hero sets out", "II. In which he comes home", "III. In which all ends well"),
+        ("1\nIn the garden", "2\nAt sea", "3\nHome again"),  # a number line, then a title in sentence case
+        ("[I]", "[II]", "[III]"),
+        ("— I —", "— II —", "— III —"),
+        ("~ 1 ~", "~ 2 ~", "~ 3 ~"),
+    ],
+)
+def test_plain_headings_are_not_refused(lines: tuple[str, ...]) -> None:
+    text = "Title page\n\n\n" + book(*lines)
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [" ".join(line.split()) for line in lines]
+    assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
+
+
+@pytest.mark.parametrize("gap", ["\n", "\n\n"])
+def test_chapter_keyword_and_number_on_separate_lines(gap: str) -> None:
+    text = "Title page\n\n\n" + book(*(f"CHAPTER{gap}{n}" for n in ("ONE", "TWO", "THREE")))
+    assert headings(text) == ["CHAPTER ONE", "CHAPTER TWO", "CHAPTER THREE"]
+
+
+def test_a_contents_list_under_a_lone_chapter_keyword_is_not_a_heading() -> None:
+    contents = "CONTENTS\n\nCHAPTER\n     I.     MISS POLLY\n     II.    OLD TOM\n     III.   THE GAME\n\n\n"
+    text = contents + book("CHAPTER I. MISS POLLY", "CHAPTER II. OLD TOM", "CHAPTER III. THE GAME")
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [
+        "CHAPTER I. MISS POLLY",
+        "CHAPTER II. OLD TOM",
+        "CHAPTER III. THE GAME",
+    ]
+    assert spans[0].heading_start > len(contents) - 5
+
+
+def test_a_numbered_prose_line_is_not_a_sentence_case_title() -> None:
+    between = PROSE + "\n1. The man who kept the light had gone home, and the night came down.\n\n" + PROSE
+    assert headings(book("CHAPTER I", "CHAPTER II", "CHAPTER III", between=between)) == [
+        "CHAPTER I",
+        "CHAPTER II",
+        "CHAPTER III",
+    ]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from longread.documents.book import Chapter
-from longread.documents.headings import HeadingLabel, blank_emphasis, parse_label
+from longread.documents.headings import CHAPTER_KEYWORDS, HeadingLabel, blank_emphasis, parse_label
 from longread.errors import BadInputError, NoChaptersError
 
 # A heading line longer than this is prose, not a heading.
@@ -25,6 +25,8 @@ MAX_HEADING_LINE = 100
 # A title on the lines after the label ("CHAPTER III" / blank / "A Progress") is at most this long.
 MAX_TITLE_CHARS = 200
 MAX_TITLE_LINES = 3
+# A title in sentence case ("In the garden") is accepted only this short.
+MAX_SHORT_TITLE_CHARS = 60
 # Fewer words than this before the next heading: a contents entry, not a chapter.
 CONTENTS_ENTRY_WORDS = 20
 # Part headings may carry an epigraph or an argument before their first chapter, but not a whole text.
@@ -186,6 +188,35 @@ def _past_first_section_number(lines: _Lines, start: int) -> int | None:
     return start + 1
 
 
+def _short_title(text: str) -> bool:
+    """A title in sentence case ("In which the hero sets out", "At sea"): short, starts with a
+    capital letter, and does not run on into a sentence."""
+    text = blank_emphasis(text).strip()
+    return (
+        0 < len(text) <= MAX_SHORT_TITLE_CHARS
+        and text[0].isalpha()
+        and text[0].isupper()
+        and text[-1] not in ",;:-—–"
+    )
+
+
+def _single_line(lines: _Lines, index: int) -> bool:
+    return lines.paragraph_end(index) == index + 1
+
+
+def _split_keyword_label(lines: _Lines, index: int, first: str) -> tuple[HeadingLabel, int] | None:
+    """ "CHAPTER" on a line of its own with the number on the next ("CHAPTER" / "I"): the label read
+    from both lines, and the index of the number's line."""
+    if blank_emphasis(first).strip(" .").lower() not in CHAPTER_KEYWORDS:
+        return None
+    number_line = index + 1 if not lines.blank(index + 1) else lines.next_nonblank(index + 1)
+    if number_line >= len(lines.lines) or number_line > index + 2:
+        return None
+    label = parse_label(first + " " + lines.lines[number_line].strip())
+    # The number stands alone: "CHAPTER" / "I. MISS POLLY" / "II. …" is the head of a contents list.
+    return (label, number_line) if label is not None and label.keyword and not label.title else None
+
+
 def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
     """A heading starting at line ``index`` (which follows a blank line), or None."""
     first = lines.lines[index].strip()
@@ -193,15 +224,25 @@ def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
         return None
     label = parse_label(first)
     if label is None:
-        return None
+        split = _split_keyword_label(lines, index, first)
+        return _heading_from(lines, split[1], split[0], start=index) if split else None
     bare = label.kind == "chapter" and not label.keyword
     if label.title and (bare or label.kind == "special") and not _starts_title(label.title):
-        return None  # "I went …" or "Conclusion was …": prose that happens to start like a label
+        # "I went …" or "Conclusion was …" is prose that starts like a label; "I. In which the hero
+        # sets out", a short line of its own with the number set off by a stop, is a heading.
+        number_end = label.number.end if label.number is not None else len(first)
+        set_off = first[number_end : number_end + 1] in (".", ":", "—", "–")
+        if not (bare and set_off and _single_line(lines, index) and _short_title(label.title)):
+            return None
     return _heading_from(lines, index, label)
 
 
-def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate | None:
-    """The heading whose label is on line ``index``, with its title lines, and where its body starts."""
+def _heading_from(
+    lines: _Lines, index: int, label: HeadingLabel, *, start: int | None = None
+) -> _Candidate | None:
+    """The heading whose label ends on line ``index`` (and starts on ``start``, by default the same
+    line), with its title lines, and where its body starts."""
+    start = index if start is None else start
     bare = label.kind == "chapter" and not label.keyword
     end = lines.paragraph_end(index)
     heading_end = index + 1
@@ -215,6 +256,8 @@ def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate 
         rest = " ".join(line.strip() for line in lines.lines[index + 1 : end])
         if end - index <= MAX_TITLE_LINES and len(rest) <= MAX_TITLE_CHARS and _looks_like_title(rest):
             heading_end = end
+        elif end == index + 2 and not label.title and label.kind == "chapter" and _short_title(rest):
+            heading_end = end  # "1" / "In the garden": a number line, then its title line
         elif bare or label.kind in ("special", "title"):
             return None  # a bare number glued to prose is a numbered paragraph, not a chapter
     if heading_end == index + 1 and not label.title:
@@ -230,11 +273,11 @@ def _heading_from(lines: _Lines, index: int, label: HeadingLabel) -> _Candidate 
         if section_end is not None:
             heading_end = section_end
             body_line = lines.next_nonblank(section_end)
-    heading_text = " ".join(line.strip() for line in lines.lines[index:heading_end] if line.strip())
+    heading_text = " ".join(line.strip() for line in lines.lines[start:heading_end] if line.strip())
     body_start = lines.starts[body_line] if body_line < len(lines.lines) else len(lines.text)
     if body_line < len(lines.lines):
         body_start += len(lines.lines[body_line]) - len(lines.lines[body_line].lstrip())
-    return _Candidate(label, " ".join(heading_text.split()), lines.starts[index], body_start)
+    return _Candidate(label, " ".join(heading_text.split()), lines.starts[start], body_start)
 
 
 class _WordIndex:

@@ -247,8 +247,18 @@ _TITLE_SEPARATORS = " \t.:;,)]—–-"
 _EMPHASIS = re.compile(r"(?<![\w_*=])[_*=]+(?=[^\s_*=])|(?<=[^\s_*=])[_*=]+(?![\w_*=])")
 
 
+# A label set between brackets or dashes: "[ I ]", "— II —", "~ III ~", "-IV-".
+_FRAMED = re.compile(
+    r"^(?P<open>\s*(?:\[|[—–~-]+)\s*)(?P<inner>[^\s\[\]—–~-].*?)(?P<close>\s*(?:\]|[—–~-]+)\s*)$"
+)
+
+
 def blank_emphasis(line: str) -> str:
-    """The line with emphasis marks replaced by spaces, so that every offset stays where it was."""
+    """The line with emphasis marks (and a frame of brackets or dashes around the whole line)
+    replaced by spaces, so that every offset stays where it was."""
+    framed = _FRAMED.match(line)
+    if framed and (framed.group("open").strip() == "[") == (framed.group("close").strip() == "]"):
+        line = " " * framed.end("open") + framed.group("inner") + " " * len(framed.group("close"))
     return _EMPHASIS.sub(lambda match: " " * len(match.group()), line)
 
 
