@@ -513,3 +513,12 @@ def test_a_numbered_prose_line_is_not_a_sentence_case_title() -> None:
         "CHAPTER II",
         "CHAPTER III",
     ]
+
+
+def test_bare_part_numbers_above_chapters_that_start_over() -> None:
+    text = book(
+        *(f"{part}\n\n\nCHAPTER I" if c == 0 else "CHAPTER II" for part in ("I", "II", "III") for c in (0, 1))
+    )
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == ["CHAPTER I", "CHAPTER II"] * 3
+    assert [s.parts for s in spans] == [("I",), (), ("II",), (), ("III",), ()]

@@ -556,20 +556,35 @@ class _Scheme:
         return (self.sequential, 0 if self.name.startswith("bare-") else 1, len(self.chapters))
 
 
-def _nested_in(inner: list[_Candidate], outer: list[_Candidate]) -> bool:
-    """Whether ``inner`` numbers sections inside ``outer``'s chapters: it starts over at each of them."""
+def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordIndex) -> bool:
+    """Whether ``inner`` numbers sections inside ``outer``'s chapters: it starts over at each of them.
+
+    Not when each restart comes right under an outer heading with no text of its own
+    ("II" / "CHAPTER I"): then the outer headings are parts and ``inner`` the chapters.
+    """
     outer_starts = [c.heading_start for c in outer]
     restarts = 0
     at_outer = 0
+    right_under = 0
     for previous, current in itertools.pairwise(inner):
         if previous.value is None or current.value is None or current.value > previous.value:
             continue
         restarts += 1
-        between = bisect.bisect_left(outer_starts, current.heading_start) - bisect.bisect_right(
-            outer_starts, previous.heading_start
-        )
+        last_outer = bisect.bisect_left(outer_starts, current.heading_start) - 1
+        between = last_outer + 1 - bisect.bisect_right(outer_starts, previous.heading_start)
         at_outer += between > 0
-    return restarts >= 2 and at_outer * 10 >= restarts * 7
+        if between > 0:
+            heading = outer[last_outer]
+            right_under += words.between(heading.body_start, current.heading_start) < CONTENTS_ENTRY_WORDS
+    nested = restarts >= 2 and at_outer * 10 >= restarts * 7
+    return nested and right_under * 10 < restarts * 7
+
+
+def _is_part_above(candidate: _Candidate, chapter: _Candidate) -> bool:
+    """An unchosen number alone, with no text of its own, right above a chapter that starts the
+    numbering over ("II" / "CHAPTER I") is a part heading."""
+    label = candidate.label
+    return label.kind == "chapter" and not label.title and candidate.tiny and chapter.value == 1
 
 
 def _last_unnumbered(members: list[_Candidate]) -> list[_Candidate]:
@@ -594,7 +609,7 @@ def _schemes(candidates: list[_Candidate], words: _WordIndex) -> list[_Scheme]:
         scheme
         for scheme in schemes
         if not any(
-            other is not scheme and other.valid and _nested_in(scheme.chapters, other.chapters)
+            other is not scheme and other.valid and _nested_in(scheme.chapters, other.chapters, words)
             for other in schemes
         )
     ]
@@ -711,10 +726,14 @@ def _parts_before(candidates: list[_Candidate], position: int, chosen: set[int])
     parts: list[_Candidate] = []
     seen: set[str] = set()
     index = position - 1
+    chapter = candidates[position]
     while (
         index >= 0
-        and candidates[index].label.kind in ("part", "title")
         and id(candidates[index]) not in chosen
+        and (
+            candidates[index].label.kind in ("part", "title")
+            or (index == position - 1 and _is_part_above(candidates[index], chapter))
+        )
     ):
         part = candidates[index]
         if part.words_after > MAX_PART_PREAMBLE_WORDS or part.label.keyword in seen:
