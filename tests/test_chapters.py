@@ -296,9 +296,9 @@ def test_number_line_then_title_line(number: str, title: str, gap: str) -> None:
 
 
 def test_first_section_numeral_joins_the_chapter_heading() -> None:
-    text = book("CHAPTER I\n\nI", "II", "CHAPTER II", "CHAPTER III\n\nI", "II")
+    text = book("CHAPTER I\n\nI", "II", "CHAPTER II", "CHAPTER III\n\nI", "II", "EPILOGUE\n\nI", "II")
     spans = detect_chapters(text)
-    assert [s.heading for s in spans] == ["CHAPTER I I", "CHAPTER II", "CHAPTER III I"]
+    assert [s.heading for s in spans] == ["CHAPTER I I", "CHAPTER II", "CHAPTER III I", "EPILOGUE I"]
     assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
 
 

@@ -267,7 +267,7 @@ def _heading_from(
             if title_end is not None:
                 heading_end = title_end
     body_line = lines.next_nonblank(heading_end)
-    if label.kind == "chapter" and label.keyword:
+    if label.keyword and label.kind in ("chapter", "special"):
         # The first section's numeral goes with the heading, so that the body starts with the story.
         section_end = _past_first_section_number(lines, body_line)
         if section_end is not None:
@@ -381,6 +381,8 @@ def _entry_named(key: str, entries: dict[str, _Entry], long_keys: list[str]) -> 
 
 def _listed_titles(lines: _Lines, entries: dict[str, _Entry]) -> list[_Candidate]:
     """Headings the contents list names without a number, where they stand alone again after the list."""
+    if not entries:
+        return []
     long_keys = [key for key, entry in entries.items() if entry.words >= 4]
     found: list[_Candidate] = []
     for index in _paragraph_starts(lines):
