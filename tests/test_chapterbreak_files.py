@@ -13,7 +13,12 @@ from typer.testing import CliRunner
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import load_instances, write_instances
-from longread.benchmarks.chapterbreak.official import read_official, to_official, write_official
+from longread.benchmarks.chapterbreak.official import (
+    read_official,
+    to_official,
+    write_official,
+    write_official_by_length,
+)
 from longread.cli import app
 from longread.errors import BadInputError
 from longread.files import atomic_write_text, atomic_writer
@@ -30,6 +35,69 @@ def test_longread_to_official_and_back_keeps_every_instance(tmp_path: Path) -> N
         (x.prefix, x.gold, x.negatives, x.split, x.book_id) for x in instances
     ]
     assert back[0].prefix_tokens == instances[0].prefix_tokens
+
+
+@needs_shared
+def test_official_files_per_prefix_length_read_back_as_the_same_instances(tmp_path: Path) -> None:
+    from longread.documents.reader import read_book
+    from longread.text.tokenizers import load_tokenizer
+
+    instances = build_book(read_book(gutenberg_book(2852)), BuildOptions(prefix_tokens=1024)).instances
+    paths = write_official_by_length(instances, tmp_path, [1024, 256, 64])
+    assert [p.name for p in paths] == [f"chapterbreak_ctx_{n}.json" for n in (64, 256, 1024)]
+    tokenizer = load_tokenizer("gpt2")
+    for path, length in zip(paths, (64, 256, 1024), strict=True):
+        back = read_official(path)
+        assert [(x.gold, x.negatives, x.book_id) for x in back] == [
+            (x.gold, x.negatives, x.book_id) for x in instances
+        ]
+        for ours, theirs in zip(instances, back, strict=True):
+            assert ours.prefix.endswith(theirs.prefix)  # cut from the left
+            if ours.prefix_tokens <= length:
+                assert theirs.prefix == ours.prefix
+            else:
+                # the cut lands on a token boundary: at most ``length`` tokens, one less on a merge
+                assert length - 1 <= tokenizer.count(theirs.prefix) <= length
+        # and the published layout round-trips: exporting what was read gives the same file
+        write_official(back, tmp_path / "again.json")
+        assert (tmp_path / "again.json").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+def test_convert_cli_writes_one_official_file_per_prefix_length(tmp_path: Path) -> None:
+    source = tmp_path / "set.jsonl"
+    write_instances(build_book(synthetic_book(10), BuildOptions(prefix_tokens=512)).instances, source)
+    out = tmp_path / "official"
+    result = runner.invoke(
+        app,
+        [
+            "convert",
+            "chapterbreak",
+            str(source),
+            "--to",
+            "official",
+            "--out",
+            str(out),
+            "--prefix-lengths",
+            "512,128",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["chapterbreak_ctx_128.json", "chapterbreak_ctx_512.json"]
+    bad = runner.invoke(
+        app,
+        [
+            "convert",
+            "chapterbreak",
+            str(source),
+            "--to",
+            "official",
+            "--out",
+            str(out),
+            "--prefix-lengths",
+            "0",
+        ],
+    )
+    assert bad.exit_code != 0 and "positive" in bad.output
 
 
 texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)

@@ -83,8 +83,9 @@ _BEFORE_SENTENCE = re.compile(r"(?:\n[ \t]*|[.!?][\"”’)\]]?[ \t]+\n?[ \t]*)[
 
 def cause_rule_at(text: str, offset: int) -> str:
     """``cause-cue/sentence-start`` or ``cause-cue/mid-sentence`` for a cue at ``offset``."""
-    before = text[max(0, offset - 16) : offset]
-    at_start = offset == 0 or _BEFORE_SENTENCE.search(before) is not None
+    # The start of the text counts as a paragraph start.
+    before = ("\n" if offset <= 16 else "") + text[max(0, offset - 16) : offset]
+    at_start = _BEFORE_SENTENCE.search(before) is not None
     return f"{CAUSE_RULE}/{'sentence-start' if at_start else 'mid-sentence'}"
 
 

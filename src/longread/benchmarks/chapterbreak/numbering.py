@@ -15,6 +15,7 @@ book becomes "II" for a gold "II", and "II. The Wool King" for a gold
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -66,6 +67,7 @@ TitleCase = Literal["upper", "lower", "title", "sentence", "none"]
 # Separators between a label and its title ("CHAPTER II. The Storm", "II—THE CAPTAIN").
 _SEPARATOR_CHARS = " \t.:;,)]—–-"
 _CLOSING_PUNCTUATION = ".!?:;,"
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # Words a title-cased title leaves in lower case ("The Council with the Munchkins").
 _MINOR_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into"}
@@ -102,7 +104,7 @@ class HeadingParts:
 
 def title_case_of(title: str) -> TitleCase:
     """How a title is cased: upper, lower, title (major words capitalised), sentence, or none."""
-    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", title)]
+    words = _WORD.findall(title)
     if not words:
         return "none"
     if title.upper() == title:
@@ -125,12 +127,13 @@ def recase_title(title: str, case: TitleCase) -> str:
     base = title.lower() if source in ("upper", "title") else title
     if case == "sentence":
         return _upper_first(base)
-    pieces = re.split(r"(\s+)", base)
-    words = [
-        piece if piece.isspace() or (k > 0 and piece.lower() in _MINOR_WORDS) else _upper_first(piece)
-        for k, piece in enumerate(pieces)
-    ]
-    return "".join(words)
+    position = itertools.count()
+
+    def title_word(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return word.lower() if next(position) > 0 and word.lower() in _MINOR_WORDS else _upper_first(word)
+
+    return _WORD.sub(title_word, base)
 
 
 def _upper_first(text: str) -> str:
@@ -153,8 +156,15 @@ def conform_heading(heading: str, gold_heading: str) -> str | None:
     own = HeadingParts.of(heading)
     if not own.title:
         return None
-    title = recase_title(own.title, title_case_of(gold.title))
-    return HeadingParts(gold.label, gold.separator, title, gold.closing).render()
+    case = title_case_of(gold.title)
+    title = recase_title(own.title, case)
+    if title_case_of(title) != case:  # e.g. a one-word title cannot look sentence-cased
+        return None
+    conformed = HeadingParts(gold.label, gold.separator, title, gold.closing)
+    # A title must not read as part of the label ("CHAPTER EIGHTEEN" + "ONE NIGHT").
+    if HeadingParts.of(conformed.render()) != conformed:
+        return None
+    return conformed.render()
 
 
 __all__ = [

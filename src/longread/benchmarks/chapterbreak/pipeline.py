@@ -6,7 +6,7 @@ import functools
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,7 +90,7 @@ def collect_pool(
 
 
 def build_chapterbreak(
-    inputs: list[str | Path],
+    inputs: Sequence[str | Path],
     out: str | Path,
     options: BuildOptions = BuildOptions(),
     *,
