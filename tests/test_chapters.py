@@ -334,15 +334,17 @@ def test_a_novel_then_stories_named_in_the_contents() -> None:
     assert spans[0].parts == ("THE AWAKENING",)
 
 
-def test_narratives_with_and_without_chapters() -> None:
+@pytest.mark.parametrize("with_contents", [True, False])
+def test_narratives_with_and_without_chapters(with_contents: bool) -> None:
     entries = ("FIRST NARRATIVE", "SECOND NARRATIVE", "THIRD NARRATIVE")
-    text = _contents(*entries) + book(
+    front = _contents(*entries) if with_contents else "THE MOONSTONE\n\n\n"
+    text = front + book(
         "FIRST NARRATIVE.\n\n\nCHAPTER I",
         "CHAPTER II",
         "SECOND NARRATIVE.",  # no chapters of its own: a unit
         "THIRD NARRATIVE.\n\n\nCHAPTER I",
         "CHAPTER II",
-        between=LONG_PROSE,
+        between=PROSE * 14,  # a whole narrative: longer than a part's preamble may be
     )
     spans = detect_chapters(text)
     assert [s.heading for s in spans] == [
@@ -441,8 +443,10 @@ def test_narratives_head_their_chapters_or_stand_alone() -> None:
     from longread.documents.gutenberg import read_gutenberg
 
     moonstone = read_gutenberg(gutenberg_book(155)).chapters
-    assert "FOURTH NARRATIVE." in [c.heading for c in moonstone]
-    assert ("THIRD NARRATIVE.",) in [c.parts for c in moonstone]
+    assert "FOURTH NARRATIVE. _Extracted from the Journal of Ezra Jennings._" in [
+        c.heading for c in moonstone
+    ]
+    assert ("THIRD NARRATIVE. _Contributed by Franklin Blake._",) in [c.parts for c in moonstone]
     woman_in_white = read_gutenberg(gutenberg_book(583)).chapters
     assert woman_in_white[0].heading == "THE STORY BEGUN BY WALTER HARTRIGHT"
     assert woman_in_white[0].parts == ()
@@ -522,3 +526,9 @@ def test_bare_part_numbers_above_chapters_that_start_over() -> None:
     spans = detect_chapters(text)
     assert [s.heading for s in spans] == ["CHAPTER I", "CHAPTER II"] * 3
     assert [s.parts for s in spans] == [("I",), (), ("II",), (), ("III",), ()]
+
+
+def test_a_part_label_opening_a_paragraph_is_not_a_unit() -> None:
+    glued = "BOOK I. (Folio), CHAPTER III. (Fin-Back).—Under this head I reckon a monster which\n"
+    text = book("CHAPTER I", "CHAPTER II", between=PROSE + "\n" + glued + PROSE * 14)
+    assert headings(text) == ["CHAPTER I", "CHAPTER II"]

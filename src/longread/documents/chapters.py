@@ -70,6 +70,7 @@ class _Candidate:
     heading: str
     heading_start: int
     body_start: int
+    stands_alone: bool = True  # a blank line follows the heading (it is not glued to a paragraph)
     words_after: int = 0  # words between this heading and the next candidate
 
     @property
@@ -277,7 +278,8 @@ def _heading_from(
     body_start = lines.starts[body_line] if body_line < len(lines.lines) else len(lines.text)
     if body_line < len(lines.lines):
         body_start += len(lines.lines[body_line]) - len(lines.lines[body_line].lstrip())
-    return _Candidate(label, " ".join(heading_text.split()), lines.starts[start], body_start)
+    heading = " ".join(heading_text.split())
+    return _Candidate(label, heading, lines.starts[start], body_start, stands_alone=lines.blank(heading_end))
 
 
 class _WordIndex:
@@ -414,33 +416,39 @@ def _merge_titles(
     return _with_words_after(merged, words)
 
 
-def _title_units(titles: list[_Candidate], chapters: list[_Candidate], words: _WordIndex) -> list[_Candidate]:
-    """The titled headings that carry a text of their own (a story, a narrative without chapters).
+def _units_of_their_own(
+    headings: list[_Candidate], chapters: list[_Candidate], words: _WordIndex
+) -> list[_Candidate]:
+    """The part and title headings that carry a text of their own instead of chapters
+    (a story, a narrative or a BOOK without chapters).
 
-    A title followed closely by a chapter numbered 1 heads those chapters (a part);
-    one before the first chapter is front matter, unless that chapter is numbered
-    beyond 1 ("THE STORY BEGUN BY …" / text / "II"): then the title stands for chapter 1.
+    One followed closely by a chapter numbered 1 heads those chapters; one before the
+    first chapter is front matter, unless that chapter is numbered beyond 1 ("THE STORY
+    BEGUN BY …" / text / "II"): then it stands for chapter 1. A part heading may carry an
+    epigraph or an argument, so its own text must be longer than that to make it a unit.
     """
     starts = [c.heading_start for c in chapters]
     units = []
-    for index, title in enumerate(titles):
-        following = bisect.bisect_right(starts, title.heading_start)
+    for index, heading in enumerate(headings):
+        following = bisect.bisect_right(starts, heading.heading_start)
         chapter = chapters[following] if following < len(chapters) else None
         if chapter is not None:
-            preamble = words.between(title.body_start, chapter.heading_start)
+            preamble = words.between(heading.body_start, chapter.heading_start)
             # Another heading on the way ("SECOND NARRATIVE" / text / "THIRD NARRATIVE" / "CHAPTER I"):
-            # this title heads the chapter only if its own text is a short preamble too.
-            own_text_short = title.words_after >= preamble or title.words_after < MIN_TITLED_UNIT_WORDS
-            if chapter.value in (None, 1) and preamble <= MAX_PART_PREAMBLE_WORDS and own_text_short:
+            # this one heads the chapter only if its own text is a short preamble too.
+            own_short = heading.words_after >= preamble or heading.words_after < MIN_TITLED_UNIT_WORDS
+            if chapter.value in (None, 1) and preamble <= MAX_PART_PREAMBLE_WORDS and own_short:
                 continue
             if following == 0 and chapters[0].value in (None, 1):
                 continue
         end = min(
             chapter.heading_start if chapter is not None else words.end,
-            titles[index + 1].heading_start if index + 1 < len(titles) else words.end,
+            headings[index + 1].heading_start if index + 1 < len(headings) else words.end,
         )
-        if words.between(title.body_start, end) >= MIN_TITLED_UNIT_WORDS:
-            units.append(title)
+        needed = MIN_TITLED_UNIT_WORDS if heading.label.kind == "title" else MAX_PART_PREAMBLE_WORDS
+        # "BOOK I. (Folio), CHAPTER III. (Fin-Back).—Under this head …" opens a paragraph: not a unit.
+        if heading.stands_alone and words.between(heading.body_start, end) >= needed:
+            units.append(heading)
     return units
 
 
@@ -710,8 +718,8 @@ def detect_chapters(text: str, *, source: str = "<text>") -> list[ChapterSpan]:
         # The merge recounts words_after, which makes new candidates: find the chosen ones again.
         by_start = {c.heading_start: c for c in candidates}
         chapters = [by_start[c.heading_start] for c in chapters]
-        titles = [c for c in candidates if c.label.kind == "title"]
-        chapters = sorted(chapters + _title_units(titles, chapters, words), key=lambda c: c.heading_start)
+    above = [c for c in candidates if c.label.kind in ("part", "title")]
+    chapters = sorted(chapters + _units_of_their_own(above, chapters, words), key=lambda c: c.heading_start)
     if len(chapters) < 2:
         raise _no_chapters(source, candidates, schemes)
     chapters = sorted(chapters + _specials(text, words, candidates, chapters), key=lambda c: c.heading_start)

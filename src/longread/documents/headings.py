@@ -222,7 +222,7 @@ def parse_number(token: str) -> tuple[int, str] | None:
 HeadingKind = Literal["chapter", "part", "special", "title"]
 
 CHAPTER_KEYWORDS = ("chapter", "chap", "stave", "letter", "canto", "fytte")
-PART_KEYWORDS = ("book", "part", "volume", "vol", "phase", "epoch", "period")
+PART_KEYWORDS = ("book", "part", "volume", "vol", "phase", "epoch", "period", "narrative")
 # Units that stand outside the numbering but are chapters of the story.
 SPECIAL_HEADINGS = ("prologue", "prelude", "epilogue", "conclusion", "finale", "afterword", "postscript")
 
