@@ -324,6 +324,15 @@ def test_stories_named_in_the_contents_are_units_without_numbers() -> None:
     assert all(text[s.body_start :].startswith("The rain came down") for s in spans)
 
 
+def test_contents_entries_with_page_numbers_name_units() -> None:
+    entries = [
+        f"{story} {'.' * (30 - len(story))} {page}"
+        for story, page in zip(STORIES, (1, 23, 57, 101), strict=True)
+    ]
+    text = _contents(*entries) + book(*(s.upper() for s in STORIES), between=LONG_PROSE)
+    assert headings(text) == [s.upper() for s in STORIES]
+
+
 def test_a_novel_then_stories_named_in_the_contents() -> None:
     novel = "THE AWAKENING\n\n\nI", "II", "III"
     text = _contents("The Awakening", *STORIES) + book(
@@ -532,3 +541,19 @@ def test_a_part_label_opening_a_paragraph_is_not_a_unit() -> None:
     glued = "BOOK I. (Folio), CHAPTER III. (Fin-Back).—Under this head I reckon a monster which\n"
     text = book("CHAPTER I", "CHAPTER II", between=PROSE + "\n" + glued + PROSE * 14)
     assert headings(text) == ["CHAPTER I", "CHAPTER II"]
+
+
+def test_chapter_titles_in_the_contents_are_not_units_where_they_recur_as_sections() -> None:
+    contents = (
+        "CONTENTS\n\n\nCHAPTER I\n\nHarker's Journal      1\n\nCHAPTER II\n\nSeward's Diary      14\n\n\n\n\n"
+    )
+    last_chapter = "CHAPTER II\n\n" + LONG_PROSE + "\n\nHARKER'S JOURNAL"  # a section after the last heading
+    text = contents + book("CHAPTER I", last_chapter, between=LONG_PROSE)
+    assert headings(text) == ["CHAPTER I", "CHAPTER II"]
+
+
+def test_a_listed_title_between_chapters_that_follow_each_other_is_a_section() -> None:
+    text = _contents("Mina's Journal", "Lucy's Letter") + book(
+        "CHAPTER I", "MINA'S JOURNAL", "CHAPTER II", "LUCY'S LETTER", between=LONG_PROSE
+    )
+    assert headings(text) == ["CHAPTER I", "CHAPTER II", "LUCY'S LETTER"]

@@ -45,6 +45,8 @@ _WORD = re.compile(r"[^\W\d_][\w'’]*")
 _CONTENTS_HEADING = re.compile(r"^\s*(?:table of\s+)?contents\b[\s.:]*$", re.IGNORECASE)
 # This many blank lines in a row end a contents list.
 CONTENTS_END_BLANKS = 4
+# A contents entry's page number and its leader: "Beyond the Bayou ........ 123".
+_PAGE_NUMBER = re.compile(r"(?:\s*[.·…_]{2,}\s*|\s{2,}|\s*[.·…]\s+)(?:\d{1,4}|[ivxlc]{1,7})\s*$")
 _QUOTES = "\"'“‘«"
 # Lines a contents list names that are not units of the story.
 _NOT_STORY = re.compile(
@@ -356,14 +358,23 @@ def _contents_lines(lines: _Lines, end_line: int) -> range:
 def _listed_entries(lines: _Lines, end_line: int) -> dict[str, _Entry]:
     """The un-numbered, title-like entries of the contents list before ``end_line``."""
     entries: dict[str, _Entry] = {}
+    chapter_titles: set[str] = set()
+    previous: HeadingLabel | None = None
     for index in _contents_lines(lines, end_line):
-        line = blank_emphasis(lines.lines[index]).strip()
+        line = _PAGE_NUMBER.sub("", blank_emphasis(lines.lines[index])).strip()
+        if not line:
+            continue
+        after_chapter_label = previous is not None and previous.kind == "chapter" and not previous.title
+        previous = parse_label(line)
         if not _could_be_title(line):
             continue
         key = _key(line)
-        if len(key) >= 4 and key not in entries:
+        if after_chapter_label:
+            # "CHAPTER IV" / "Jonathan Harker's Journal": the title of a numbered chapter, not a unit.
+            chapter_titles.add(key)
+        elif len(key) >= 4 and key not in entries:
             entries[key] = _Entry(index, len(line.split()))
-    return entries
+    return {key: entry for key, entry in entries.items() if key not in chapter_titles}
 
 
 def _could_be_title(line: str) -> bool:
@@ -422,7 +433,8 @@ def _units_of_their_own(
     """The part and title headings that carry a text of their own instead of chapters
     (a story, a narrative or a BOOK without chapters).
 
-    One followed closely by a chapter numbered 1 heads those chapters; one before the
+    One between two chapters whose numbers follow each other is a section inside the
+    first. One followed closely by a chapter numbered 1 heads those chapters; one before the
     first chapter is front matter, unless that chapter is numbered beyond 1 ("THE STORY
     BEGUN BY …" / text / "II"): then it stands for chapter 1. A part heading may carry an
     epigraph or an argument, so its own text must be longer than that to make it a unit.
@@ -432,6 +444,8 @@ def _units_of_their_own(
     for index, heading in enumerate(headings):
         following = bisect.bisect_right(starts, heading.heading_start)
         chapter = chapters[following] if following < len(chapters) else None
+        if following > 0 and chapter is not None and _continues(chapters[following - 1], chapter):
+            continue  # a unit here would break "IV … V": a section heading inside chapter IV
         if chapter is not None:
             preamble = words.between(heading.body_start, chapter.heading_start)
             # Another heading on the way ("SECOND NARRATIVE" / text / "THIRD NARRATIVE" / "CHAPTER I"):
@@ -450,6 +464,10 @@ def _units_of_their_own(
         if heading.stands_alone and words.between(heading.body_start, end) >= needed:
             units.append(heading)
     return units
+
+
+def _continues(before: _Candidate, after: _Candidate) -> bool:
+    return before.value is not None and after.value == before.value + 1
 
 
 def _inner_runs(
