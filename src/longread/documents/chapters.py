@@ -5,7 +5,14 @@ heading vocabulary (``headings.py``) recognises: "CHAPTER XII.", "Letter 4",
 "III. The Night Shadows", "12 The Storm", "PROLOGUE" … Each book uses one
 dominant scheme; sequential numbering is the strongest evidence for it, which
 is what keeps numbered lists, dates and contents lists from being taken for
-chapters. BOOK / PART / VOLUME headings are a level above and go to ``parts``.
+chapters; it may start over in each BOOK / PART / VOLUME, which are a level
+above and go to ``parts``. Labels may be set in emphasis marks or a frame
+("_CHAPTER I_", "[ II ]").
+
+Some units carry no number: stories after a novel, narratives in a novel told by
+several hands. They are found by the contents list: an un-numbered entry that
+stands alone again as a heading after the list is a unit when it carries a text
+of its own, and a level above (like a PART) when its chapters follow it.
 """
 
 from __future__ import annotations
