@@ -9,6 +9,9 @@ dropped and why, candidates whose windows overlap (must be 0), and the accuracy
 of three surface rules that must stay near chance (1/6): the heading-form rule
 (the candidate whose first line has the form of the prefix's last chapter
 heading) and the longest / shortest candidate rules. Ties count as 1/k of a hit.
+A typography rule (the candidate whose quote, italics and dash marks are those
+of the prefix) is printed as a diagnostic: out-of-book negatives keep their own
+book's typography, so it is not expected at chance there.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book
-from longread.benchmarks.chapterbreak.leaks import RULES, LeakTally, binomial_margin, tally
+from longread.benchmarks.chapterbreak.leaks import (
+    DIAGNOSTIC_RULES,
+    RULES,
+    LeakTally,
+    binomial_margin,
+    tally,
+)
 from longread.benchmarks.chapterbreak.pipeline import collect_pool
 from longread.documents.book import Book
 from longread.documents.corpus import map_books
@@ -103,6 +112,9 @@ def report(name: str, options: BuildOptions, variant: VariantTally) -> None:
             f"  rule {rule:<13} accuracy {result.accuracy:.3f} ({result.hits:.1f}/{n}); "
             f"chance {CHANCE:.3f} ± {margin:.3f}{flag}"
         )
+    for rule in DIAGNOSTIC_RULES:
+        result = variant.leaks.result(rule)
+        print(f"  (diagnostic) {rule:<13} accuracy {result.accuracy:.3f} — a known out-of-book leak")
 
 
 def main() -> None:

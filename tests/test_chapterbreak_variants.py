@@ -27,6 +27,7 @@ from longread.benchmarks.chapterbreak.leaks import (
 )
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
+from longread.benchmarks.chapterbreak.stats import compute_stats, format_stats
 from longread.documents.book import Book, Chapter
 from tests.helpers import gutenberg_book, needs_shared, synthetic_book
 
@@ -192,3 +193,4 @@ def test_cause_boundaries_come_at_the_papers_rate(
     assert sum(1 for count in per_book.values() if count >= 5) >= len(per_book) - 1, per_book
     rules = {x.boundary_rule for x in instances}
     assert rules == {"cause-cue/sentence-start", "cause-cue/mid-sentence"}
+    assert "| boundaries: cause-cue/mid-sentence |" in format_stats(compute_stats(instances))

@@ -9,6 +9,10 @@ chance instead of profiting from the gold being listed first.
   chapter heading in the prefix (keyword, numeral kind, punctuation, title or
   not, title case).
 - ``longest_rule`` / ``shortest_rule``: the candidate with the most / fewest characters.
+- ``typography_scores`` (diagnostic, not held to chance): the candidate whose
+  typographic marks (straight or curly quotes, ``_`` italics, ``--`` or ``—``
+  dashes) are those of the prefix. Out-of-book candidates keep their own book's
+  typography, so this rule finds the gold far above chance there.
 - ``overlapping_candidates``: candidates whose book windows overlap another
   candidate's or the prefix's (must be 0).
 """
@@ -16,6 +20,7 @@ chance instead of profiting from the gold being listed first.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -105,6 +110,28 @@ RULES: dict[str, Scorer] = {
 }
 
 
+_TYPOGRAPHY = re.compile(r"--|[\"“”'‘’_—]")
+
+
+def typography_marks(text: str) -> frozenset[str]:
+    return frozenset(_TYPOGRAPHY.findall(text))
+
+
+def typography_scores(instance: ChapterBreakInstance) -> list[float]:
+    """Per candidate: its marks found in the prefix minus its marks the prefix never uses."""
+    reference = typography_marks(instance.prefix)
+    scores = []
+    for candidate in instance.candidates:
+        marks = typography_marks(candidate)
+        scores.append(float(len(marks & reference) - len(marks - reference)))
+    return scores
+
+
+# Rules reported but not expected at chance (a known leak of out-of-book negatives).
+DIAGNOSTIC_RULES: dict[str, Scorer] = {"typography": typography_scores}
+ALL_RULES: dict[str, Scorer] = {**RULES, **DIAGNOSTIC_RULES}
+
+
 def gold_credit(scores: Sequence[float]) -> float:
     """The rule's expected hit when it picks the top score and breaks ties at random (gold is index 0)."""
     best = max(scores)
@@ -168,18 +195,18 @@ class LeakTally:
     hits: dict[str, float] | None = None
 
     def add(self, instance: ChapterBreakInstance) -> None:
-        hits = self.hits if self.hits is not None else {rule: 0.0 for rule in RULES}
+        hits = self.hits if self.hits is not None else {rule: 0.0 for rule in ALL_RULES}
         self.hits = hits
         self.instances += 1
         self.overlapping += overlapping_candidates(instance)
-        for rule, scorer in RULES.items():
+        for rule, scorer in ALL_RULES.items():
             hits[rule] += gold_credit(scorer(instance))
 
     def merge(self, other: LeakTally) -> None:
         self.instances += other.instances
         self.overlapping += other.overlapping
         if other.hits is not None:
-            hits = self.hits if self.hits is not None else {rule: 0.0 for rule in RULES}
+            hits = self.hits if self.hits is not None else {rule: 0.0 for rule in ALL_RULES}
             self.hits = hits
             for rule, value in other.hits.items():
                 hits[rule] += value

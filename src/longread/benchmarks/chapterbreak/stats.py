@@ -30,6 +30,8 @@ class SplitStats:
     split: str
     works: int = 0
     examples_by_type: Counter[str] = field(default_factory=Counter)
+    # which rule found each boundary (files built before rules were recorded count as "unrecorded")
+    examples_by_rule: Counter[str] = field(default_factory=Counter)
     chapters_per_work: Spread | None = None
     words_per_work: Spread | None = None
     prefix_tokens: Spread | None = None
@@ -52,6 +54,7 @@ def compute_stats(instances: Iterable[ChapterBreakInstance]) -> list[SplitStats]
         stats.examples_by_type = Counter(
             f"{r.suffix_type}{'' if r.negatives_from == 'in-book' else ' (out-of-book)'}" for r in rows
         )
+        stats.examples_by_rule = Counter(r.boundary_rule or "unrecorded" for r in rows)
         stats.chapters_per_work = Spread.of(
             [w.book_chapters for w in works.values() if w.book_chapters is not None]
         )
@@ -78,6 +81,10 @@ def format_stats(stats: list[SplitStats]) -> str:
     row("works", [f"{s.works:,}" for s in stats])
     for suffix_type in types:
         row(f"examples: {suffix_type}", [f"{s.examples_by_type.get(suffix_type, 0):,}" for s in stats])
+    rules = sorted({rule for s in stats for rule in s.examples_by_rule})
+    if len(rules) > 1:
+        for rule in rules:
+            row(f"boundaries: {rule}", [f"{s.examples_by_rule.get(rule, 0):,}" for s in stats])
     row("chapters per work, mean (min–max)", [str(s.chapters_per_work or "n/a") for s in stats])
     row("words per work, mean (min–max)", [str(s.words_per_work or "n/a") for s in stats])
     row("prefix tokens, mean (min–max)", [str(s.prefix_tokens or "n/a") for s in stats])
