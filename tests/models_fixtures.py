@@ -29,8 +29,8 @@ def tuned(
     batch_size: int = 8,
     max_length: int | None = None,
 ) -> HFBackend:
-    """A backend sharing the cached model but with its own scoring settings."""
-    base = backend(spec, max_length)
+    """A backend sharing the cached model (one per spec, any window) with its own scoring settings."""
+    base = backend(spec)
     return HFBackend(
         base.loaded,
         spec=spec,

