@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from longread.models.errors import ModelSpecError
-from longread.models.requests import Backend
+from longread.models.requests import Backend, Ranker
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,7 @@ class BackendOptions:
     max_length: int | None = None
 
 
-BackendFactory = Callable[[str, str, BackendOptions], Backend]
+BackendFactory = Callable[[str, str, BackendOptions], Backend | Ranker]
 """(whole spec, the part after ``kind:``, options) → backend."""
 
 _FACTORIES: dict[str, BackendFactory] = {}
@@ -129,6 +129,17 @@ register_backend("gguf", _gguf, "gguf:FILE — a GGUF causal LM (dequantised and
 register_backend("random", _random, "random:llama | random:gpt2 — tiny seeded random models for tests")
 
 
+def _suffixlm(spec: str, rest: str, options: BackendOptions) -> Ranker:
+    from longread.models.suffixlm.backend import load_ranker
+
+    return load_ranker(rest or None, spec=spec, device=options.device)
+
+
+register_backend(
+    "suffixlm", _suffixlm, "suffixlm | suffixlm:PATH — SuffixLM ranker: the shipped checkpoint, or another"
+)
+
+
 def default_threads() -> int:
     """All CPUs this process may use; ``$LONGREAD_THREADS`` overrides.
 
@@ -161,7 +172,7 @@ def load_backend(
     batch_size: int = 8,
     max_length: int | None = None,
     threads: int | None = None,
-) -> Backend:
+) -> Backend | Ranker:
     """The backend a spec names, e.g. ``load_backend("smollm2")`` or ``load_backend("hf:/models/gpt2")``.
 
     ``batch_size`` bounds the continuations scored in one forward; ``max_length``
