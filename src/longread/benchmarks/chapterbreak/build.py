@@ -373,6 +373,14 @@ def pool_entries(book: Book, options: BuildOptions) -> list[CandidateStart]:
         starts = chapter_starts(rendered)[1:]
     else:
         starts = sentence_starts(rendered, options.suffix_type)
+        if options.max_per_book is not None and len(starts) > options.max_per_book:
+            # Golds are capped per book, so the pool is too: otherwise books with many boundaries
+            # (dense dialogue, whose 128-token windows are short in characters) fill the pool and
+            # the gold stands out by its length.
+            pool_rng = random.Random(
+                f"longread/chapterbreak/pool/{options.seed}/{book.id}/{options.suffix_type}"
+            )
+            starts = sorted(pool_rng.sample(starts, options.max_per_book), key=lambda s: s.char_offset)
     window = options.suffix_tokens * 16
     return [
         CandidateStart(s.book_id, s.chapter_index, s.char_offset, s.heading, s.body[:window], s.rule)
