@@ -67,36 +67,11 @@ def test_convert_cli_writes_one_official_file_per_prefix_length(tmp_path: Path) 
     source = tmp_path / "set.jsonl"
     write_instances(build_book(synthetic_book(10), BuildOptions(prefix_tokens=512)).instances, source)
     out = tmp_path / "official"
-    result = runner.invoke(
-        app,
-        [
-            "convert",
-            "chapterbreak",
-            str(source),
-            "--to",
-            "official",
-            "--out",
-            str(out),
-            "--prefix-lengths",
-            "512,128",
-        ],
-    )
+    command = ["convert", "chapterbreak", str(source), "--to", "official", "--out", str(out)]
+    result = runner.invoke(app, [*command, "--prefix-lengths", "512,128"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["chapterbreak_ctx_128.json", "chapterbreak_ctx_512.json"]
-    bad = runner.invoke(
-        app,
-        [
-            "convert",
-            "chapterbreak",
-            str(source),
-            "--to",
-            "official",
-            "--out",
-            str(out),
-            "--prefix-lengths",
-            "0",
-        ],
-    )
+    bad = runner.invoke(app, [*command, "--prefix-lengths", "0"])
     assert bad.exit_code != 0 and "positive" in bad.output
 
 
