@@ -12,6 +12,15 @@ after the model is loaded, so it covers the scoring only (weights resident
 included). "forward" is ONE plain forward over the prefix with full logits —
 what a harness does per candidate — for the memory ratio.
 
+The speed-up is printed twice: by wall time and by the worker's CPU time (with
+``--threads 1`` the CPU time hardly depends on what else the machine runs). The
+"limit" beside it is the ratio of token positions the two read: naive reads
+context + continuation[:-1] once per candidate, shared reads the context once
+and each continuation once — the speed-up to expect if a token cost the same
+everywhere (naive also computes vocabulary logits at every position, so it can
+be beaten slightly). ``--prefill-chunks 512 2048`` runs shared scoring once per
+chunk size against the same naive run, side by side.
+
     PYTHONPATH=src .venv/bin/python bench/shared_prefix.py [--instances 2] [--lengths 1024 2048 4096]
 """
 
@@ -81,8 +90,11 @@ class VariantRun:
     variant: str
     length: int
     seconds: list[float]
+    cpu_seconds: list[float]
     logprobs: list[list[float]]
     context_tokens: list[int]
+    positions: list[int]
+    """Token positions the model read per instance (the token-count cost)."""
     peak_rss_mb: float
     rss_before_mb: float
     threads: int
@@ -91,6 +103,10 @@ class VariantRun:
     @property
     def seconds_per_instance(self) -> float:
         return sum(self.seconds) / len(self.seconds)
+
+    @property
+    def cpu_per_instance(self) -> float:
+        return sum(self.cpu_seconds) / len(self.cpu_seconds)
 
     @property
     def work_mb(self) -> float:
@@ -122,28 +138,41 @@ def worker(variant: str, length: int, count: int, threads: int | None, prefill_c
     Path("/proc/self/clear_refs").write_text("5")  # reset the RSS high-water mark
     rss_before = _rss_kb("VmRSS")
     seconds: list[float] = []
+    cpu_seconds: list[float] = []
     logprobs: list[list[float]] = []
     kept: list[int] = []
+    positions: list[int] = []
     for request in requests:
+        group = encode_request(backend.encoder, request, backend.max_length)
+        reads = [len(group.context) + len(c) - 1 for c in group.continuations]
+        if variant == "naive":
+            positions.append(sum(reads))
+        elif variant == "shared":
+            positions.append(len(group.context) - 1 + sum(len(c) for c in group.continuations))
+        else:
+            positions.append(len(group.context))
         start = time.perf_counter()
+        cpu_start = time.process_time()
         if variant == "forward":
-            group = encode_request(backend.encoder, request, backend.max_length)
             with torch.inference_mode():
                 backend.model(
                     torch.tensor([group.context])
                 )  # full logits at every position, as a harness does
-            kept.append(len(group.context))
+            kept.append(group.context_tokens_kept)
         else:
             result = backend.loglikelihood([request])[0]
             logprobs.append([s.logprob for s in result.scores])
             kept.append(result.context_tokens_kept)
         seconds.append(time.perf_counter() - start)
+        cpu_seconds.append(time.process_time() - cpu_start)
     return VariantRun(
         variant=variant,
         length=length,
         seconds=seconds,
+        cpu_seconds=cpu_seconds,
         logprobs=logprobs,
         context_tokens=kept,
+        positions=positions,
         peak_rss_mb=_rss_kb("VmHWM") / 1024,
         rss_before_mb=rss_before / 1024,
         threads=torch.get_num_threads(),
@@ -171,15 +200,27 @@ def run_variant(variant: str, length: int, count: int, threads: int | None, pref
     return VariantRun(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def _default_prefill_chunk() -> int:
+    from longread.models.registry import BackendOptions
+
+    return BackendOptions().prefill_chunk
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    default_chunk = _default_prefill_chunk()
     parser.add_argument("--instances", type=int, default=2, help="instances per prefix length (default 2)")
     parser.add_argument("--lengths", type=int, nargs="+", default=[1024, 2048, 4096])
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: idle CPUs)")
     parser.add_argument(
-        "--prefill-chunk", type=int, default=512, help="shared mode's prefill chunk (default 512)"
+        "--prefill-chunks",
+        "--prefill-chunk",
+        type=int,
+        nargs="+",
+        default=[default_chunk],
+        help=f"shared mode's prefill chunk(s), each run against the same naive run (default {default_chunk})",
     )
     parser.add_argument("--worker", choices=["naive", "shared", "forward"], help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -187,7 +228,7 @@ def main() -> None:
         print(
             json.dumps(
                 dataclasses.asdict(
-                    worker(args.worker, args.lengths[0], args.instances, args.threads, args.prefill_chunk)
+                    worker(args.worker, args.lengths[0], args.instances, args.threads, args.prefill_chunks[0])
                 )
             )
         )
@@ -195,38 +236,44 @@ def main() -> None:
 
     print(
         f"SmolLM2-135M fp32 CPU, {N_CANDIDATES} candidates x {CANDIDATE_TOKENS} tokens, "
-        f"{args.instances} instance(s) per length, prefill chunk {args.prefill_chunk}\n"
+        f"{args.instances} instance(s) per length, prefill chunk(s) {args.prefill_chunks}\n"
+        "speed-up = naive / shared time (wall, and CPU time of the worker); limit = naive / shared token "
+        "positions read\n"
         "peak = RSS high-water mark (VmHWM) of a fresh process, reset after loading; "
         "+work = above the RSS before scoring; fwd = ONE plain forward over the prefix"
     )
     print(
-        f"{'prefix':>6} {'ctx tok':>9} {'naive s':>8} {'shared s':>9} {'speed-up':>8} "
+        f"{'prefix':>6} {'chunk':>5} {'ctx tok':>9} {'naive s':>8} {'shared s':>9} {'speed-up':>8} "
+        f"{'cpu x':>6} {'limit':>6} "
         f"{'peak MB fwd':>11} {'naive':>7} {'shared':>7} {'shr/fwd':>7} {'+work shr':>9} {'+work fwd':>9} "
         f"{'max|Δ|':>9} {'gold top':>8}",
         flush=True,
     )
     for length in args.lengths:
-        forward, naive, shared = (
-            run_variant(v, length, args.instances, args.threads, args.prefill_chunk)
-            for v in ("forward", "naive", "shared")
-        )
-        delta = max(
-            abs(a - b)
-            for xs, ys in zip(naive.logprobs, shared.logprobs, strict=True)
-            for a, b in zip(xs, ys, strict=True)
-        )
-        correct = sum(lp.index(max(lp)) == 0 for lp in shared.logprobs)
-        tokens = f"{min(shared.context_tokens)}-{max(shared.context_tokens)}"
-        print(
-            f"{length:>6} {tokens:>9} {naive.seconds_per_instance:>8.1f} {shared.seconds_per_instance:>9.1f} "
-            f"{naive.seconds_per_instance / shared.seconds_per_instance:>7.2f}x "
-            f"{forward.peak_rss_mb:>11.0f} {naive.peak_rss_mb:>7.0f} {shared.peak_rss_mb:>7.0f} "
-            f"{shared.peak_rss_mb / forward.peak_rss_mb:>7.2f} "
-            f"{shared.work_mb:>9.0f} {forward.work_mb:>9.0f} "
-            f"{delta:>9.2e} {f'{correct}/{args.instances}':>8}",
-            flush=True,
-        )
-        print(f"  books {shared.books}, {shared.threads} torch thread(s)", file=sys.stderr)
+        forward = run_variant("forward", length, args.instances, args.threads, args.prefill_chunks[0])
+        naive = run_variant("naive", length, args.instances, args.threads, args.prefill_chunks[0])
+        for chunk in args.prefill_chunks:
+            shared = run_variant("shared", length, args.instances, args.threads, chunk)
+            delta = max(
+                abs(a - b)
+                for xs, ys in zip(naive.logprobs, shared.logprobs, strict=True)
+                for a, b in zip(xs, ys, strict=True)
+            )
+            correct = sum(lp.index(max(lp)) == 0 for lp in shared.logprobs)
+            tokens = f"{min(shared.context_tokens)}-{max(shared.context_tokens)}"
+            limit = sum(naive.positions) / sum(shared.positions)
+            print(
+                f"{length:>6} {chunk:>5} {tokens:>9} {naive.seconds_per_instance:>8.1f} "
+                f"{shared.seconds_per_instance:>9.1f} "
+                f"{naive.seconds_per_instance / shared.seconds_per_instance:>7.2f}x "
+                f"{naive.cpu_per_instance / shared.cpu_per_instance:>5.2f}x {limit:>5.2f}x "
+                f"{forward.peak_rss_mb:>11.0f} {naive.peak_rss_mb:>7.0f} {shared.peak_rss_mb:>7.0f} "
+                f"{shared.peak_rss_mb / forward.peak_rss_mb:>7.2f} "
+                f"{shared.work_mb:>9.0f} {forward.work_mb:>9.0f} "
+                f"{delta:>9.2e} {f'{correct}/{args.instances}':>8}",
+                flush=True,
+            )
+        print(f"  books {naive.books}, {naive.threads} torch thread(s)", file=sys.stderr)
 
 
 if __name__ == "__main__":

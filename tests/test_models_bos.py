@@ -130,8 +130,8 @@ def _independent_logprob(model: torch.nn.Module, ids: Sequence[int], n_continuat
 def _chapter_break() -> tuple[str, tuple[str, str]]:
     """Pride and Prejudice up to the start of its Chapter 7, the true next chapter and a later one."""
     text = book_text()
-    gold_at = text.index("CHAPTER VII.")
-    negative_at = text.index("CHAPTER XX.")
+    gold_at = text.index("\nChapter 7\n") + 1
+    negative_at = text.index("\nChapter 20\n") + 1
     return text[:gold_at], (text[gold_at : gold_at + 400], text[negative_at : negative_at + 400])
 
 
@@ -153,13 +153,13 @@ def test_gemma_adds_a_bos_and_says_so(gemma: HFBackend) -> None:
 
 
 @needs_book
-@pytest.mark.parametrize("mode", ["shared", "naive"])
-def test_gemma_scores_a_cut_context_with_its_bos_in_front(gemma: HFBackend, mode: str) -> None:
+def test_gemma_scores_a_cut_context_with_its_bos_in_front(gemma: HFBackend) -> None:
+    """Shared-prefix scoring here; naive scoring equals it in the next test."""
     prefix, candidates = _chapter_break()
     request = LoglikelihoodRequest(
         prefix, candidates, max_context_tokens=PREFIX_TOKENS, max_continuation_tokens=48
     )
-    result = tuned("gemma3", mode=mode).loglikelihood([request])[0]
+    result = gemma.loglikelihood([request])[0]
     tokenizer = gemma.tokenizer
     # The independent scorer: its own token ids (lm-eval's boundary), its own cut, one plain forward.
     context = prefix.rstrip()
@@ -176,9 +176,7 @@ def test_gemma_scores_a_cut_context_with_its_bos_in_front(gemma: HFBackend, mode
         assert score.logprob == pytest.approx(with_bos, abs=2e-3)
         # The start token matters to Gemma: without it the same text is far less likely.
         assert with_bos - without_bos > 0.1 * len(continuation)
-        print(
-            f"{mode}: {score.logprob:.2f} with <bos>, {without_bos:.2f} without ({len(continuation)} tokens)"
-        )
+        print(f"{score.logprob:.2f} with <bos>, {without_bos:.2f} without ({len(continuation)} tokens)")
 
 
 @needs_book
@@ -195,7 +193,7 @@ def test_gemma_shared_equals_naive_past_its_sliding_window(gemma: HFBackend) -> 
 
 @needs_book
 def test_gemma_rolling_windows_each_start_with_the_bos(gemma: HFBackend) -> None:
-    text = book_text()[30_000:30_600]
+    text = book_text()[30_000:30_800]
     small = tuned("gemma3", max_length=48)
     rolling = small.loglikelihood_rolling([RollingRequest(text)])[0]
     text_ids = gemma.encoder.encode_plain(text)
@@ -204,7 +202,7 @@ def test_gemma_rolling_windows_each_start_with_the_bos(gemma: HFBackend) -> None
     for context, continuation in rolling_windows(text_ids, BOS, 48, start_token_id=BOS):
         assert context[0] == BOS
         expected += _independent_logprob(gemma.model, [*context, *continuation], len(continuation))
-    assert rolling.logprob == pytest.approx(expected, abs=5e-3)
+    assert rolling.logprob == pytest.approx(expected, abs=2e-2)  # ~190 tokens in 5 windows, fp32
 
 
 def test_gemma_generation_keeps_the_bos_in_front_of_a_cut_prompt(gemma: HFBackend) -> None:
