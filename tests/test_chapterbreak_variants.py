@@ -1,7 +1,7 @@
 """ChapterBreak variants (chapter / cause / dialogue × in-book / out-of-book): no shortcut, no overlap.
 
 The real-data tests build every variant from a dozen shared-corpus books once and
-check that surface rules (heading form, candidate length) stay at chance, that no
+check that surface rules (heading form, candidate length, typography) stay at chance, that no
 candidate window overlaps another or the prefix, and that cause boundaries come
 out at the paper's rate (506 examples from 45 PG-19 works ≈ 11 per work).
 """
@@ -78,7 +78,9 @@ def _dense_dialogue_book() -> Book:
 
 
 def test_dense_boundaries_give_disjoint_candidates_and_count_the_rest() -> None:
-    built = build_book(_dense_dialogue_book(), BuildOptions(prefix_tokens=256, suffix_type="dialogue"))
+    built = build_book(
+        _dense_dialogue_book(), BuildOptions(prefix_tokens=256, suffix_type="dialogue", max_per_book=0)
+    )
     assert built.instances
     for instance in built.instances:
         assert overlapping_candidates(instance) == 0
@@ -102,10 +104,12 @@ def test_files_without_the_new_fields_still_load(tmp_path: Path) -> None:
     del row["boundary_rule"]
     for source in [row["gold_source"], *row["negative_sources"]]:
         del source["char_length"]
+        del source["typography"]
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     (old,) = load_instances(path)
     assert old.boundary_rule is None and old.gold_source is not None and old.gold_source.char_length is None
+    assert old.gold_source.typography is None
     assert old.gold == instance.gold
 
 
@@ -125,6 +129,15 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
         build_chapterbreak(books, out, options, workers=2, show_progress=False)
         built[suffix_type, negatives_from] = load_instances(out)
     return built
+
+
+@pytest.fixture(scope="module")
+def unconformed(tmp_path_factory: pytest.TempPathFactory) -> list[ChapterBreakInstance]:
+    """chapter × out-of-book with every negative left in its own book's typography (the control)."""
+    out = tmp_path_factory.mktemp("unconformed") / "chapter-out-of-book.jsonl"
+    options = BuildOptions(prefix_tokens=4096, negatives_from="out-of-book", conform_typography=False)
+    build_chapterbreak([gutenberg_book(i) for i in LEAK_BOOKS], out, options, workers=2, show_progress=False)
+    return load_instances(out)
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +197,33 @@ def test_heading_rule_finds_headings_left_in_their_own_form(
         ]
         leaky.append(instance.model_copy(update={"negatives": negatives}))
     assert tally(leaky).result("heading form").accuracy > 0.5
+
+
+@needs_shared
+def test_typography_rule_finds_negatives_left_in_their_own_books_typography(
+    unconformed: list[ChapterBreakInstance],
+    variants: dict[tuple[str, str], list[ChapterBreakInstance]],
+) -> None:
+    # The same build without the rewrite: the rule must then win far above chance, so its
+    # chance-level result above is not a rule that cannot see anything.
+    result = tally(unconformed).result("typography")
+    assert result.accuracy > CHANCE + binomial_margin(result.instances, CHANCE), result
+    assert result.accuracy > 0.3, result
+    # and the rewrite is recorded: some out-of-book negatives were changed, no in-book one was
+    for suffix_type in ("chapter", "cause", "dialogue"):
+        changed = [
+            s.typography
+            for instance in variants[suffix_type, "out-of-book"]
+            for s in instance.negative_sources or []
+            if s.typography is not None
+        ]
+        assert len(changed) > 50, (suffix_type, len(changed))
+        assert all(
+            s.typography is None
+            for instance in variants[suffix_type, "in-book"]
+            for s in [*(instance.negative_sources or []), instance.gold_source]
+            if s is not None
+        )
 
 
 @needs_shared

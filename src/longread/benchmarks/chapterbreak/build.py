@@ -10,11 +10,18 @@ Candidates never overlap: the gold and every negative cover disjoint windows of
 their books (the characters their kept, token-cut text spans), and none overlaps
 the prefix. A boundary without enough such negatives yields no instance; the
 reason is counted in the build report.
+
+Out-of-book negatives are rewritten into the gold book's typography (quotes,
+dashes, italics marks; ``typography``) before they are cut, so they differ from
+the gold by what they say, not by how their book was typeset. ``cause`` and
+``dialogue`` take at most ``DEFAULT_MAX_PER_BOOK`` boundaries per book unless told
+otherwise (uncapped, dialogue gives ~1,600 instances per novel).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import random
 from collections import Counter
@@ -31,11 +38,15 @@ from longread.benchmarks.chapterbreak.schema import (
     NegativesFrom,
     SuffixType,
 )
+from longread.benchmarks.chapterbreak.typography import Typography, describe, rewrite
 from longread.documents.book import HEADING_BODY_SEPARATOR, Book
 from longread.text.tokenizers import DEFAULT_TOKENIZER, NamedTokenizer, load_tokenizer
 
 # Characters of a candidate kept before token cutting: far more than any suffix budget needs.
 _CANDIDATE_WINDOW_CHARS = 64 * 1024
+
+# cause/dialogue boundaries per book when ``max_per_book`` is not given (chapter is never capped).
+DEFAULT_MAX_PER_BOOK = 50
 
 
 @dataclass(frozen=True)
@@ -51,12 +62,23 @@ class BuildOptions:
     suffix_type: SuffixType = "chapter"
     negatives_from: NegativesFrom = "in-book"
     min_prefix_tokens: int = 1
-    # cause/dialogue: how many boundaries per book at most (sampled with the seed); None = all.
+    # cause/dialogue: how many boundaries per book at most (sampled with the seed);
+    # None = DEFAULT_MAX_PER_BOOK, 0 = all. chapter boundaries are never capped.
     max_per_book: int | None = None
+    # out-of-book: rewrite each negative into the gold book's typography (off only to measure the leak).
+    conform_typography: bool = True
 
     @property
     def stored_prefix_tokens(self) -> int:
         return math.ceil(self.prefix_tokens * (1.0 + self.prefix_margin))
+
+    @property
+    def per_book_cap(self) -> int | None:
+        """The cap on boundaries per book this build uses (None: no cap)."""
+        if self.suffix_type == "chapter":
+            return None
+        cap = DEFAULT_MAX_PER_BOOK if self.max_per_book is None else self.max_per_book
+        return cap if cap > 0 else None
 
 
 @dataclass(frozen=True)
@@ -69,6 +91,7 @@ class CandidateStart:
     heading: str  # "" for sentence starts
     body: str  # the text from the start on (after the heading), possibly cut to a window
     rule: str = CHAPTER_RULE  # the boundary rule that found this start (boundaries.BOUNDARY_RULES)
+    typography: Typography | None = None  # its book's style (set on out-of-book pool entries)
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,7 @@ class Candidate:
     tokens: int
     chars_original: int
     window_end: int  # char_offset + characters of the book the kept text covers
+    typography: str | None = None  # what rewriting into the gold book's style changed in the kept text
 
     @property
     def window(self) -> tuple[str, int, int]:
@@ -158,20 +182,43 @@ class InstanceMaker:
         kept, count, _ = self.tokenizer.head(full, self.options.suffix_tokens)
         return kept, count, len(full)
 
-    def candidate(self, start: CandidateStart, heading: str | None = None) -> Candidate:
-        """``start`` cut to the suffix budget, its heading replaced by ``heading`` when given.
+    @functools.cached_property
+    def typography(self) -> Typography:
+        """This book's typographic style (learnt once, from its whole text)."""
+        return Typography.of(self.rendered.text)
+
+    def candidate(
+        self, start: CandidateStart, heading: str | None = None, style: Typography | None = None
+    ) -> Candidate:
+        """``start`` cut to the suffix budget, its heading replaced by ``heading`` when given,
+        its text rewritten into ``style`` first when given.
 
         The window is measured in the book's own text: a replaced heading counts
-        with its original length, the body with the characters kept of it.
+        with its original length, the body with the characters of the original kept.
         """
         shown = start.heading if heading is None else heading
-        text, tokens, chars = self.suffix(shown, start.body)
-        if not start.heading:
-            return Candidate(start, text, tokens, chars, start.char_offset + len(text))
-        shown_lead = len(shown) + len(HEADING_BODY_SEPARATOR) if shown else 0
-        body_kept = max(0, len(text) - shown_lead)
-        covered = len(start.heading) + len(HEADING_BODY_SEPARATOR) + body_kept
-        return Candidate(start, text, tokens, chars, start.char_offset + covered)
+        if style is None:
+            text, tokens, chars = self.suffix(shown, start.body)
+            body_kept = len(text) - (len(shown) + len(HEADING_BODY_SEPARATOR) if shown else 0)
+            return self._candidate(start, text, tokens, chars, max(0, body_kept), None)
+        shown_new = rewrite(shown, style, start.typography)
+        body_new = rewrite(start.body, style, start.typography)
+        text, tokens, chars = self.suffix(shown_new.text, body_new.text)
+        lead = len(shown_new.text) + len(HEADING_BODY_SEPARATOR) if shown else 0
+        body_kept = max(0, len(text) - lead)
+        changes = shown_new.changes(len(text)) | body_new.changes(body_kept)
+        return self._candidate(
+            start, text, tokens, chars, body_new.original_length(body_kept), describe(changes)
+        )
+
+    @staticmethod
+    def _candidate(
+        start: CandidateStart, text: str, tokens: int, chars: int, body_covered: int, typography: str | None
+    ) -> Candidate:
+        covered = (
+            len(start.heading) + len(HEADING_BODY_SEPARATOR) + body_covered if start.heading else body_covered
+        )
+        return Candidate(start, text, tokens, chars, start.char_offset + covered, typography)
 
 
 def build_book(
@@ -194,10 +241,11 @@ def build_book(
     else:
         starts = sentence_starts(rendered, options.suffix_type)
         golds = list(range(len(starts)))
-        if options.max_per_book is not None and len(golds) > options.max_per_book:
+        cap = options.per_book_cap
+        if cap is not None and len(golds) > cap:
             # Only boundaries that can have enough negatives are worth drawing.
             eligible = [g for g in golds if len(starts) - g - 1 >= options.negatives]
-            golds = sorted(rng.sample(eligible, min(options.max_per_book, len(eligible))))
+            golds = sorted(rng.sample(eligible, min(cap, len(eligible))))
     offsets = [s.char_offset for s in starts]
     for gold_index in golds:
         instance, reason = _make_instance(
@@ -297,11 +345,16 @@ def _make_instance(
     taken: list[Window] = [(book.id, prefix_start, gold_start.char_offset), gold.window]
     k = options.negatives
 
+    # Out-of-book negatives take the gold book's typography; in-book ones have it already.
+    style = (
+        maker.typography if options.negatives_from == "out-of-book" and options.conform_typography else None
+    )
+
     def make(start: CandidateStart) -> Candidate | None:
         if not start.heading:
-            return maker.candidate(start)
+            return maker.candidate(start, style=style)
         heading = conform_heading(start.heading, gold_start.heading)
-        return None if heading is None else maker.candidate(start, heading)
+        return None if heading is None else maker.candidate(start, heading, style)
 
     if options.negatives_from == "in-book":
         later = _later_of_same_kind(starts, gold_index, 0)
@@ -363,6 +416,7 @@ def _source(candidate: Candidate) -> CandidateSource:
         char_offset=start.char_offset,
         char_length=candidate.window_end - start.char_offset,
         heading_original=start.heading or None,
+        typography=candidate.typography,
     )
 
 
@@ -373,16 +427,18 @@ def pool_entries(book: Book, options: BuildOptions) -> list[CandidateStart]:
         starts = chapter_starts(rendered)[1:]
     else:
         starts = sentence_starts(rendered, options.suffix_type)
-        if options.max_per_book is not None and len(starts) > options.max_per_book:
+        cap = options.per_book_cap
+        if cap is not None and len(starts) > cap:
             # Golds are capped per book, so the pool is too: otherwise books with many boundaries
             # (dense dialogue, whose 128-token windows are short in characters) fill the pool and
             # the gold stands out by its length.
             pool_rng = random.Random(
                 f"longread/chapterbreak/pool/{options.seed}/{book.id}/{options.suffix_type}"
             )
-            starts = sorted(pool_rng.sample(starts, options.max_per_book), key=lambda s: s.char_offset)
+            starts = sorted(pool_rng.sample(starts, cap), key=lambda s: s.char_offset)
     window = options.suffix_tokens * 16
+    style = Typography.of(rendered.text)
     return [
-        CandidateStart(s.book_id, s.chapter_index, s.char_offset, s.heading, s.body[:window], s.rule)
+        CandidateStart(s.book_id, s.chapter_index, s.char_offset, s.heading, s.body[:window], s.rule, style)
         for s in starts
     ]

@@ -28,6 +28,11 @@ class CandidateSource(BaseModel):
     heading_original: str | None = Field(
         default=None, description="the chapter heading as written, before its number was rewritten"
     )
+    typography: str | None = Field(
+        default=None,
+        description="out-of-book negatives: what rewriting it into the gold book's typography changed "
+        "in the kept text, e.g. 'double quotes straight→curly; dashes --→—' (None: nothing)",
+    )
 
 
 class ChapterBreakInstance(BaseModel):
