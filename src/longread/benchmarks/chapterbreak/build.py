@@ -188,10 +188,15 @@ class InstanceMaker:
         return Typography.of(self.rendered.text)
 
     def candidate(
-        self, start: CandidateStart, heading: str | None = None, style: Typography | None = None
+        self,
+        start: CandidateStart,
+        heading: str | None = None,
+        style: Typography | None = None,
+        heading_changes: frozenset[str] = frozenset(),
     ) -> Candidate:
         """``start`` cut to the suffix budget, its heading replaced by ``heading`` when given,
-        its text rewritten into ``style`` first when given.
+        its body rewritten into ``style`` first when given (a replacing heading is taken as
+        written; ``heading_changes``: what rewriting it into ``style`` changed).
 
         The window is measured in the book's own text: a replaced heading counts
         with its original length, the body with the characters of the original kept.
@@ -201,12 +206,14 @@ class InstanceMaker:
             text, tokens, chars = self.suffix(shown, start.body)
             body_kept = len(text) - (len(shown) + len(HEADING_BODY_SEPARATOR) if shown else 0)
             return self._candidate(start, text, tokens, chars, max(0, body_kept), None)
-        shown_new = rewrite(shown, style, start.typography)
+        if heading is None and shown:
+            shown_new = rewrite(shown, style, start.typography)
+            shown, heading_changes = shown_new.text, frozenset(shown_new.changes())
         body_new = rewrite(start.body, style, start.typography)
-        text, tokens, chars = self.suffix(shown_new.text, body_new.text)
-        lead = len(shown_new.text) + len(HEADING_BODY_SEPARATOR) if shown else 0
+        text, tokens, chars = self.suffix(shown, body_new.text)
+        lead = len(shown) + len(HEADING_BODY_SEPARATOR) if shown else 0
         body_kept = max(0, len(text) - lead)
-        changes = shown_new.changes(len(text)) | body_new.changes(body_kept)
+        changes = heading_changes | body_new.changes(body_kept)
         return self._candidate(
             start, text, tokens, chars, body_new.original_length(body_kept), describe(changes)
         )
@@ -354,7 +361,16 @@ def _make_instance(
         if not start.heading:
             return maker.candidate(start, style=style)
         heading = conform_heading(start.heading, gold_start.heading)
-        return None if heading is None else maker.candidate(start, heading, style)
+        if style is None:
+            return None if heading is None else maker.candidate(start, heading)
+        # The heading is rewritten before it is conformed, so the gold's heading form is checked
+        # on what is shown; its changes count only if they survive conforming.
+        own = rewrite(start.heading, style, start.typography)
+        shown = conform_heading(own.text, gold_start.heading)
+        if shown is None:
+            return None
+        changes = frozenset(own.changes()) if shown != heading else frozenset()
+        return maker.candidate(start, shown, style, changes)
 
     if options.negatives_from == "in-book":
         later = _later_of_same_kind(starts, gold_index, 0)
