@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -126,7 +127,7 @@ CHANGE_ORDER = (
 )
 
 
-def describe(changes: set[str]) -> str | None:
+def describe(changes: Set[str]) -> str | None:
     """The changes in a fixed order, ``"; "``-joined (None for none)."""
     return "; ".join(c for c in CHANGE_ORDER if c in changes) or None
 
