@@ -107,6 +107,8 @@ class SegmentEncoder(torch.nn.Module):
             raise ValueError("a custom encoder model needs its tokenizer")
         self.model: Any = model
         self.tokenizer: Any = tokenizer
+        # Whole sentences are tokenised (never fed whole to the model): no 512-token warning.
+        self.tokenizer.model_max_length = 1 << 30
         self.dim = int(model.config.hidden_size)
         self.cls_id = int(tokenizer.cls_token_id)
         self.sep_id = int(tokenizer.sep_token_id)

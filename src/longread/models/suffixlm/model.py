@@ -90,7 +90,7 @@ class SuffixLM(nn.Module):
             raise ValueError(f"{length} segments exceed the model's {self.positions.shape[0]} positions")
         x = self.input(vectors) + self.positions[:length]
         x = self.dropout(x)
-        causal = torch.triu(torch.full((length, length), float("-inf"), device=x.device), diagonal=1)
+        causal = torch.triu(torch.ones(length, length, dtype=torch.bool, device=x.device), diagonal=1)
         for layer in self.layers:
             if isinstance(layer, AverageAttentionLayer):
                 x = layer(x, valid)

@@ -14,8 +14,11 @@ from longread.models.suffixlm.train import BEST, CHECKPOINT, train
 EXPORTED = "suffixlm.pt"
 
 
-def train_and_export(config: TrainConfig, *, threads: int | None = None, ship_best: bool = True) -> Path:
-    """Train (resuming from ``out/last.pt``), then write ``out/suffixlm.pt`` from the best (or last) epoch."""
+def train_and_export(config: TrainConfig, *, threads: int | None = None, ship_best: bool = False) -> Path:
+    """Train (resuming from ``out/last.pt``), then write ``out/suffixlm.pt`` from the last (or best) epoch.
+
+    The last epoch by default: a few dozen validation instances are too few to pick an epoch by.
+    """
     from longread.models.registry import set_threads
 
     set_threads(threads)
