@@ -254,15 +254,37 @@ def build_book(
             eligible = [g for g in golds if len(starts) - g - 1 >= options.negatives]
             golds = sorted(rng.sample(eligible, min(cap, len(eligible))))
     offsets = [s.char_offset for s in starts]
+    pool = _pool_for(maker, options, out_of_book_pool)
     for gold_index in golds:
-        instance, reason = _make_instance(
-            maker, starts, offsets, gold_index, options, rng, out_of_book_pool, words
-        )
+        instance, reason = _make_instance(maker, starts, offsets, gold_index, options, rng, pool, words)
         if instance is None:
             result.dropped[reason] += 1
         else:
             result.instances.append(instance)
     return result
+
+
+# What an out-of-book negative must share with the gold, by suffix type (for drop reasons).
+_OUT_OF_BOOK_FORM = {"chapter": " of the gold's heading form", "dialogue": " opening with the gold's quote"}
+
+
+# The italics-matched pool is used only when this many other books feed it, so negatives still
+# come from many books (a few books' own lengths and words would leak otherwise).
+_MIN_MATCHED_POOL_BOOKS = 20
+
+
+def _pool_for(
+    maker: InstanceMaker, options: BuildOptions, pool: Sequence[CandidateStart]
+) -> Sequence[CandidateStart]:
+    """The out-of-book pool one book draws from: for a book that uses ``_`` italics, entries
+    from other books that use them too (italics can be dropped from a negative, never added),
+    when at least ``_MIN_MATCHED_POOL_BOOKS`` such books are in the pool."""
+    if not pool or not options.conform_typography or not maker.typography.italics:
+        return pool
+    own = maker.rendered.book.id
+    matching = [s for s in pool if s.typography is None or s.typography.italics]
+    books = {s.book_id for s in matching} - {own}
+    return matching if len(books) >= _MIN_MATCHED_POOL_BOOKS else pool
 
 
 def _same_kind(heading: str, gold_heading: str) -> bool:
@@ -359,7 +381,13 @@ def _make_instance(
 
     def make(start: CandidateStart) -> Candidate | None:
         if not start.heading:
-            return maker.candidate(start, style=style)
+            candidate = maker.candidate(start, style=style)
+            # A dialogue negative opens with the gold's quotation mark (a nested quote from a book
+            # that opens dialogue the other way becomes the other mark when rewritten).
+            same_opening = (
+                style is None or options.suffix_type != "dialogue" or candidate.text[:1] == gold.text[:1]
+            )
+            return candidate if same_opening else None
         heading = conform_heading(start.heading, gold_start.heading)
         if style is None:
             return None if heading is None else maker.candidate(start, heading)
@@ -387,7 +415,8 @@ def _make_instance(
         others = [s for s in pool if s.book_id != book.id] if len(pool) < _EXHAUSTIVE_BELOW else pool
         negatives = pick_disjoint(others, k, rng, lambda s: None if s.book_id == book.id else make(s), taken)
         if len(negatives) < k:
-            return None, f"fewer than {k} disjoint candidates of the gold's heading form from other books"
+            kind = _OUT_OF_BOOK_FORM.get(options.suffix_type, "")
+            return None, f"fewer than {k} disjoint candidates{kind} from other books"
     collection = book.metadata.get("collection", "pg19")
     tag = gold_start.chapter_index if options.suffix_type == "chapter" else gold_start.char_offset
     suffix_tag = "" if options.negatives_from == "in-book" else "-oob"
