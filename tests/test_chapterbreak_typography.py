@@ -165,3 +165,17 @@ def test_cli_help_states_the_default_cap() -> None:
     assert result.exit_code == 0
     help_text = re.sub(r"[\s│]+", " ", result.output)
     assert f"default {DEFAULT_MAX_PER_BOOK}, 0 = no cap" in help_text
+
+
+def test_dialogue_negatives_open_with_the_gold_books_quote() -> None:
+    # The other book opens dialogue with single quotes; its nested double quotes, rewritten into a
+    # double-quote book, become single ones and so cannot open a negative there.
+    gold_book = _book("double", "“Come here,” she said. “It is late.”")
+    other = _book("single", "‘Come here,’ she said. ‘It is late.’\n\n“Nested,” he said.")
+    options = BuildOptions(prefix_tokens=256, suffix_type="dialogue", negatives_from="out-of-book")
+    built = build_book(gold_book, options, out_of_book_pool=pool_entries(other, options))
+    assert built.instances
+    for instance in built.instances:
+        assert all(c.startswith("“") for c in instance.candidates), [c[:12] for c in instance.candidates]
+        assert instance.negative_sources is not None
+        assert all(s.typography == "dialogue quotes single→double" for s in instance.negative_sources)
