@@ -11,14 +11,20 @@ A style is learnt once per book from counts over its whole rendered text
 - double quotes: straight ``"`` or curly ``“ ”``;
 - single quotes and apostrophes: straight ``'`` or curly ``‘ ’``;
 - dashes: ``--`` or ``—``;
-- italics: ``_word_`` marks used (at least ``ITALICS_PER_100K`` per 100,000 characters) or not.
+- italics: ``_word_`` marks used (at least ``ITALICS_PER_100K`` per 100,000 characters) or not;
+- dialogue: opened with double quotes (``“…”``, ``‘…’`` nested) or single ones (``‘…’``, ``“…”`` nested).
 
 A feature the book never shows (no quotes at all, no dashes) is left as it is.
 The rewrite touches only those marks: straight quotes become curly by their
 context (after a space, a line start, an opening bracket or a dash they open,
-else they close), curly ones become straight, ``--`` ↔ ``—``, and ``_`` italics
-marks are dropped for a book without them (italics cannot be added to a book
-that has none). What was changed is recorded (``CandidateSource.typography``).
+else they close; ``'em``, ``'tis`` … stay apostrophes), curly ones become
+straight, ``--`` ↔ ``—``, double and single quotation marks swap when the two
+books open dialogue differently, and ``_`` italics marks are dropped for a book
+without them. What was changed is recorded (``CandidateSource.typography``).
+
+Italics cannot be added to a text that has none, so ``build`` draws a book with
+italics its negatives from other books with italics (when 20 or more feed the
+pool), and a dialogue negative must open with the gold's quotation mark.
 """
 
 from __future__ import annotations
