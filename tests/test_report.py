@@ -25,6 +25,7 @@ def make_run(
     correct_by_length: dict[int, int],
     n: int = 40,
     with_samples: bool = False,
+    settings: dict[str, object] | None = None,
 ) -> Path:
     data = root / "chapterbreak.jsonl"
     data.write_text('{"id": "x"}\n', encoding="utf-8")
@@ -32,7 +33,7 @@ def make_run(
         task="chapterbreak",
         model={"name": model},
         data_path=data,
-        settings={"prefixes": list(correct_by_length)},
+        settings={"prefixes": list(correct_by_length), **(settings or {})},
     )
     with RunDir.create(root / name, config, resume=False) as run:
         if with_samples:
@@ -154,5 +155,34 @@ def test_group_by_compares_variants_side_by_side(tmp_path: Path) -> None:
     assert grouped[0] == "| model | book_id / negatives_from | 32 | 64 |"
     assert [line.split(" | ")[1] for line in grouped[2:]] == ["short / in-book", "long / in-book"]
     assert "(n=3)" in grouped[2] and "(n=6)" in grouped[3]
+    assert files.grouped_plot == tmp_path / "report" / "memory_curve_by_book_id_negatives_from.png"
+    assert files.grouped_plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "memory_curve_by_book_id_negatives_from.png" in files.markdown.read_text()
     with pytest.raises(LongreadError, match="rows have no field 'genre'"):
         build_report(runs, tmp_path / "report2", group_by=["genre"])
+
+
+def test_an_options_only_run_is_named_and_drawn_as_a_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import longread.report.plot as plot_module
+
+    baseline = make_run(tmp_path, "oo", "smollm2", {256: 7}, settings={"options_only": True})
+    plain = make_run(tmp_path, "plain", "smollm2", {256: 9}, settings={"options_only": False})
+    reports = load_runs([baseline, plain])
+    assert [r.baseline for r in reports] == ["options only", None]
+    assert [r.label for r in reports] == ["smollm2 (options only)", "smollm2"]
+    drawn: list[plot_module.Series] = []
+    original = plot_module.draw_curves
+
+    def record(series, *args, **kwargs):  # type: ignore[no-untyped-def]
+        drawn.extend(series)
+        return original(series, *args, **kwargs)
+
+    monkeypatch.setattr(plot_module, "draw_curves", record)
+    plot_module.plot_memory_curve(reports, tmp_path / "curve.png")
+    assert [(line.label, line.dashed) for line in drawn] == [
+        ("smollm2 (options only)", True),
+        ("smollm2", False),
+    ]
+    assert png_size((tmp_path / "curve.png").read_bytes())[0] > 0

@@ -256,3 +256,18 @@ def test_full_disk_on_results_keeps_the_previous_results(
             run.write_results({"task": "chapterbreak"})
         monkeypatch.undo()
     assert (tmp_path / "run" / "results.json").read_bytes() == first
+
+
+def test_a_directory_hashes_by_its_files_not_their_order_or_hidden_caches(tmp_path: Path) -> None:
+    from longread.runs.config import file_sha256
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for root, names in ((first, ["x.json", "sub/y.txt"]), (second, ["sub/y.txt", "x.json"])):
+        for name in names:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(name, encoding="utf-8")
+    (second / ".cache").mkdir()
+    (second / ".cache" / "generations.jsonl").write_text("anything", encoding="utf-8")
+    assert file_sha256(first) == file_sha256(second)
+    (second / "sub" / "y.txt").write_text("changed", encoding="utf-8")
+    assert file_sha256(first) != file_sha256(second)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longread.files import atomic_write_text
-from longread.report.grouped import grouped_table
+from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import load_runs
 from longread.report.plot import plot_memory_curve
 from longread.report.table import format_caption, format_table
@@ -21,13 +21,15 @@ class ReportFiles:
     markdown: Path
     plot: Path
     table: str
+    grouped_plot: Path | None = None
 
 
 def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str] = ()) -> ReportFiles:
     """Write ``report.md`` (caption, table, plot) and ``memory_curve.png`` into ``out_dir``.
 
     ``group_by`` (row fields, e.g. ``suffix_type``) adds a table of the primary metric
-    per group × x value, the paper's side-by-side comparison.
+    per group × x value, the paper's side-by-side comparison, and a plot with a line
+    per run × group (``memory_curve_by_<fields>.png``).
     """
     if not run_dirs:
         raise ValueError("build_report needs at least one run directory")
@@ -36,11 +38,20 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
     plot = plot_memory_curve(runs, out_dir / PLOT_FILE)
     table = format_table(runs)
     parts = [format_caption(runs), table]
+    figures = [f"![memory curve]({PLOT_FILE})"]
+    grouped_plot: Path | None = None
     if group_by:
         grouped = grouped_table(runs, group_by)
         parts.append(f"By {', '.join(group_by)}:\n\n{grouped}")
         table = f"{table}\n\n{grouped}"
-    markdown = "\n\n".join([*parts, f"![memory curve]({PLOT_FILE})"]) + "\n"
+        grouped_plot = plot_grouped_curves(runs, group_by, out_dir / grouped_plot_name(group_by))
+        figures.append(f"![memory curve by {', '.join(group_by)}]({grouped_plot.name})")
+    markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
-    return ReportFiles(markdown=report, plot=plot, table=table)
+    return ReportFiles(markdown=report, plot=plot, table=table, grouped_plot=grouped_plot)
+
+
+def grouped_plot_name(fields: Sequence[str]) -> str:
+    """``memory_curve_by_question_type.png`` for ``--group-by question_type``."""
+    return f"memory_curve_by_{'_'.join(fields)}.png"

@@ -10,6 +10,7 @@ task gets this without report code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +20,24 @@ from longread.evaluation.results import metric_value, x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.metrics import group_sort_key
 from longread.report.load import MetricValue, RunReport
-from longread.report.table import format_x
+from longread.report.plot import Series, draw_curves
+from longread.report.table import format_x, task_title
 
 
 class GroupFieldError(LongreadError):
     pass
 
 
-def grouped_table(runs: Sequence[RunReport], fields: Sequence[str]) -> str:
-    """A markdown table: rows = run × group, columns = x values, cells = primary metric [95% CI]."""
-    lines_by_run: list[tuple[str, str, dict[Any, MetricValue]]] = []
-    xs: set[Any] = set()
-    scale = runs[0].x_axis.scale if runs else "linear"
+@dataclass(frozen=True)
+class GroupLine:
+    run: RunReport
+    group: str
+    cells: dict[Any, MetricValue]
+
+
+def grouped_lines(runs: Sequence[RunReport], fields: Sequence[str]) -> list[GroupLine]:
+    """The primary metric of every run × group (values of ``fields`` in its rows) × x value."""
+    lines: list[GroupLine] = []
     metric_name = runs[0].primary_metric if runs else "accuracy"
     for run in runs:
         task = make_task(run.task)
@@ -44,18 +51,43 @@ def grouped_table(runs: Sequence[RunReport], fields: Sequence[str]) -> str:
             groups.setdefault(key, {}).setdefault(x_value(row, task.x_axis.field), []).append(row)
         for key in sorted(groups):
             cells = {x: _as_metric(metric_value(metric, members)) for x, members in groups[key].items()}
-            xs.update(cells)
-            lines_by_run.append((run.label, " / ".join(key), cells))
-    columns = sorted(xs, key=group_sort_key)
+            lines.append(GroupLine(run, " / ".join(key), cells))
+    return lines
+
+
+def grouped_table(runs: Sequence[RunReport], fields: Sequence[str]) -> str:
+    """A markdown table: rows = run × group, columns = x values, cells = primary metric [95% CI]."""
+    lines_by_run = grouped_lines(runs, fields)
+    scale = runs[0].x_axis.scale if runs else "linear"
+    columns = sorted({x for line in lines_by_run for x in line.cells}, key=group_sort_key)
     header = ["model", " / ".join(fields), *[format_x(x, scale) for x in columns]]
     lines = [
         "| " + " | ".join(header) + " |",
         "| " + " | ".join(["---", "---", *["---:"] * len(columns)]) + " |",
     ]
-    for label, group, cells in lines_by_run:
-        values = [_cell(cells.get(x)) for x in columns]
-        lines.append("| " + " | ".join([label, group, *values]) + " |")
+    for line in lines_by_run:
+        values = [_cell(line.cells.get(x)) for x in columns]
+        lines.append("| " + " | ".join([line.run.label, line.group, *values]) + " |")
     return "\n".join(lines)
+
+
+def plot_grouped_curves(runs: Sequence[RunReport], fields: Sequence[str], path: Path) -> Path:
+    """The memory curve, a line per run × group (NarrativeXL's forgetting curve per question type)."""
+    metric_name = runs[0].primary_metric if runs else "accuracy"
+    several_runs = len(runs) > 1
+    series = [
+        Series(
+            f"{line.run.label}: {line.group}" if several_runs else line.group,
+            line.cells,
+            dashed=line.run.baseline is not None,
+        )
+        for line in grouped_lines(runs, fields)
+    ]
+    x_label = runs[0].x_axis.label if runs else "x"
+    title = f"{task_title(runs)}: {metric_name.replace('_', ' ')} vs {x_label}, by {', '.join(fields)}"
+    if not several_runs and runs:
+        title += f" — {runs[0].label}"
+    return draw_curves(series, runs, metric_name, title, path)
 
 
 def _field(path: Path, row: Any, name: str) -> str:

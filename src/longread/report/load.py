@@ -19,6 +19,9 @@ from longread.errors import LongreadError
 from longread.metrics import group_sort_key, wilson_interval
 from longread.runs.run_dir import CONFIG_FILE, RESULTS_FILE
 
+BASELINE_SETTINGS = {"options_only": "options only"}
+"""Task settings that make a run a baseline (true in its config) and how its label names it."""
+
 
 class ReportInputError(LongreadError):
     """A run directory lacks what a report needs."""
@@ -70,6 +73,8 @@ class RunReport:
     metric_levels: dict[str, str]
     points: dict[int | float | str, XPoint]
     report_extras: tuple[str, ...] = ()
+    baseline: str | None = None
+    """A baseline run (``"options only"``: the model saw no book), drawn dashed and named in its label."""
 
     def metric(self, x: int | float | str, name: str) -> MetricValue | None:
         point = self.points.get(x)
@@ -88,6 +93,10 @@ def load_run(run_dir: Path) -> RunReport:
     ):
         results = {**_summarise_again(run_dir, task, model), **results}
     label = str(results.get("model") or model.get("name") or model.get("id") or run_dir.name)
+    settings = config.get("settings", {}) if isinstance(config.get("settings"), Mapping) else {}
+    baseline = BASELINE_SETTINGS.get(next((key for key in BASELINE_SETTINGS if settings.get(key)), ""))
+    if baseline:
+        label = f"{label} ({baseline})"
     chance = results.get("chance")
     common = {
         "path": run_dir,
@@ -96,6 +105,7 @@ def load_run(run_dir: Path) -> RunReport:
         "data_path": data.get("path"),
         "data_sha256": data.get("sha256"),
         "chance": float(chance) if isinstance(chance, int | float) else None,
+        "baseline": baseline,
     }
     if isinstance(results.get("by_x"), Mapping):
         return _from_layout_2(run_dir, results, common)

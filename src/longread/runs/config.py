@@ -109,8 +109,23 @@ def _flatten(value: Mapping[str, Any], prefix: str = "") -> dict[str, object]:
 
 
 def file_sha256(path: str | Path) -> str:
+    """sha256 of a file; of a directory, of its files' relative paths and contents in sorted order.
+
+    Hidden entries (``.cache``, a build's generation cache …) are left out of a directory's hash: they
+    do not define the data.
+    """
+    target = Path(path)
+    if target.is_dir():
+        digest = hashlib.sha256(b"longread-directory-v1\0")
+        for file in sorted(target.rglob("*")):
+            relative = file.relative_to(target)
+            if not file.is_file() or any(part.startswith(".") for part in relative.parts):
+                continue
+            digest.update(relative.as_posix().encode("utf-8") + b"\0")
+            digest.update(file_sha256(file).encode("ascii") + b"\n")
+        return digest.hexdigest()
     digest = hashlib.sha256()
-    with Path(path).open("rb") as fh:
+    with target.open("rb") as fh:
         while chunk := fh.read(_HASH_CHUNK_BYTES):
             digest.update(chunk)
     return digest.hexdigest()
