@@ -139,3 +139,8 @@ class ReadingBook(_Frozen):
     scenes: tuple[str, ...]
     questions: tuple[ReadAlongQuestion, ...]
     source: str = Field(default="", description="the file it was read from")
+    overlapped: tuple[str, ...] = Field(
+        default=(),
+        description="the scenes with their neighbours' overlap (the official OVERLAPPED_CHUNK column); "
+        "empty when not known",
+    )
