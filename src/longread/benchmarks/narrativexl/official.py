@@ -544,13 +544,13 @@ def read_questions_shortform(path: str | Path) -> ReadingBook:
                     "mixed-decoy questions are not supported (the authors' generator never makes them)",
                 )
             options = parse_question_string(q_text)
-            if options is None:
+            if options is None or len(options) < 2:
                 raise _row_error(
                     path,
                     book_id,
                     number,
                     f"{where}: the text is not 'Which of the following scenes was in the book?' "
-                    "followed by numbered options '1) …' each ending in a newline",
+                    "followed by two or more options numbered '1) ', '2) ' … each ending in a newline",
                 )
             answer = _parse_int(path, book_id, number, f"{where} QUESTION_ANSWERS", answer_text) - 1
             if not 0 <= answer < len(options):
