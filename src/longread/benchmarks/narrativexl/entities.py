@@ -9,8 +9,8 @@ of that gender with ``secrets.choice`` (unseedable). Here:
   inside a paragraph are read as spaces). A PERSON entity loses its possessive ('s) and its titles
   (Mr., Mrs., Miss, Dr., Lady, Sir, Colonel …: never part of a name) and is split into name parts.
 * **Kind.** A part is a *first* name when it opens a multi-part name ("Elizabeth Bennet") or follows
-  Lady / Sir / Lord ("Lady Catherine"); a *last* name when it closes one or follows Mr. / Mrs. / Miss /
-  Dr. / Colonel … ("Mr. Darcy"); "Miss" goes with both. Most votes win; with none, a name in the
+  Sir / Dame / King … ("Sir William"); a *last* name when it closes one or follows Mr. / Mrs. / Miss /
+  Dr. / Colonel … ("Mr. Darcy"); "Miss", "Lady", "Lord" go with both. Most votes win; with none, a name in the
   census first-name lists (or in no list) is a first name.
 * **Gender.** Per part: gendered titles before it (weight 2 a mention), the first he/she-pronoun in
   the 120 characters after a mention (weight 0.5), and, for first names, the census lists of the
@@ -23,7 +23,8 @@ of that gender with ``secrets.choice`` (unseedable). Here:
   census first name: "Michaelmas", "Clapham"), single letters and initials, ALL-CAPS words, common English
   words (the lower-case word is used in the book at least ``common_word_ratio`` times as often as the
   name), places (spaCy labels the word GPE/LOC/FAC/ORG more often than PERSON and it is no census
-  first name, or it follows "in" / "near" / "into" in at least ``place_preposition_ratio`` of its uses),
+  first name, or it follows in / near / into / at / from / through in at least
+  ``place_preposition_ratio`` of its uses and 3 times),
   plural family names ("the Bingleys") are kept as plurals of their stem.
 * **Drawing.** ``random.Random`` seeded from sha256(seed, book id) — never the global RNG — draws, in
   the order of the map (most mentioned first), a first name of the same gender from the top
@@ -127,30 +128,18 @@ TITLES = MALE_TITLES | FEMALE_TITLES | NEUTRAL_TITLES
 SAINT_TITLES = frozenset(("st", "saint"))
 # A single name after these is a first name ("Lady Catherine", "Sir William"); after the others a surname.
 FIRST_NAME_TITLES = frozenset(
-    [
-        "sir",
-        "lady",
-        "lord",
-        "dame",
-        "prince",
-        "princess",
-        "king",
-        "queen",
-        "brother",
-        "sister",
-        "aunt",
-        "uncle",
-    ]
+    ["sir", "dame", "prince", "princess", "king", "queen", "brother", "sister", "aunt", "uncle"]
 )
 # "Miss" stands before first names ("Miss Eliza") and surnames ("Miss Bennet") alike: no vote.
-NO_KIND_TITLES = frozenset(("miss", "mademoiselle", "mlle", "master"))
+# Nor do "Lady" and "Lord" (Lady Catherine, Lady Lucas).
+NO_KIND_TITLES = frozenset(("miss", "mademoiselle", "mlle", "master", "lady", "lord"))
 _TITLE_BEFORE = re.compile(r"\b([A-Z][a-z]{0,12})\.?\s+$")
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
 _MALE_PRONOUNS = frozenset(("he", "him", "his", "himself"))
 _NAME_PART = re.compile(r"^[A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*$")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_PLACE_PREPOSITION = re.compile(r"\b(?:in|near|into)\s+([A-Z][^\W\d_]+)\b(?!['’])")
+_PLACE_PREPOSITION = re.compile(r"\b(?:in|near|into|at|from|through)\s+([A-Z][^\W\d_]+)\b(?!['’])")
 _POSSESSIVE_TAIL = re.compile(r"['’]s$")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "ORG"))
@@ -166,7 +155,7 @@ class EntitySettings(BaseModel):
         default=0.5, description="lower-case uses / name uses above this: a word"
     )
     place_preposition_ratio: float = Field(
-        default=0.1, description="share of uses after in/near/into: a place"
+        default=0.15, description="share of uses after in/near/into/at/from/through: a place"
     )
     first_name_pool: int = Field(
         default=1000, ge=10, description="replacements come from this many top first names"
@@ -443,8 +432,8 @@ def _drop_reason(
         return f"a common word ({words[name.lower()]} lower-case uses, {uses} capitalised)"
     if stats.other > stats.person and not is_first_name:
         return f"a place or organisation ({stats.other} such labels, {stats.person} PERSON)"
-    if after_preposition[name] >= max(2, settings.place_preposition_ratio * uses):
-        return f"a place ({after_preposition[name]} of {uses} uses after in/near/into)"
+    if after_preposition[name] >= max(3, settings.place_preposition_ratio * uses):
+        return f"a place ({after_preposition[name]} of {uses} uses after in/near/into/at/from/through)"
     if not uses:
         return "never a whole word of its own"
     if stats.person < settings.min_bare_mentions and not stats.titled and not is_first_name:
