@@ -18,10 +18,12 @@ from longread.models.requests import (
     LOGLIKELIHOOD,
     LOGLIKELIHOOD_ROLLING,
     RANK,
+    READ_ALONG,
     GenerateResult,
     LoglikelihoodResult,
     Progress,
     RankResult,
+    ReadAlongResult,
     RollingResult,
 )
 
@@ -61,6 +63,8 @@ def ask(backend: Any, kind: str, requests: Sequence[Any], progress: Progress | N
         answers = backend.generate(requests, progress)
     elif kind == LOGLIKELIHOOD_ROLLING:
         answers = backend.loglikelihood_rolling(requests, progress)
+    elif kind == READ_ALONG:
+        answers = backend.read_along(requests, progress)
     else:
         raise ValueError(f"unknown request kind {kind!r}")
     results = list(answers)
@@ -73,6 +77,8 @@ def context_was_cut(result: Any) -> bool | None:
     """Whether the model read less context than the request held; None where a result cannot tell."""
     if isinstance(result, LoglikelihoodResult | RankResult):
         return result.context_tokens_kept < result.context_tokens_original
+    if isinstance(result, ReadAlongResult):
+        return result.window_start > 0
     cut = getattr(result, "document_tokens_kept", None)
     original = getattr(result, "document_tokens_original", None)
     if isinstance(cut, int) and isinstance(original, int):
@@ -90,4 +96,6 @@ def tokens_of(result: Any) -> int:
         return result.n_prompt_tokens + result.n_generated_tokens
     if isinstance(result, RollingResult):
         return result.n_tokens
+    if isinstance(result, ReadAlongResult):
+        return result.processed_tokens  # what this question cost, reading on included
     return 0

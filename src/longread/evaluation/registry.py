@@ -111,3 +111,5 @@ def _parse(model: type[TaskSettings], key: str, value: Any) -> Any:
 
 
 register_task("chapterbreak", "longread.benchmarks.chapterbreak.task:ChapterBreakTask")
+register_task("narrativexl", "longread.benchmarks.narrativexl.task:NarrativeXLTask")
+register_task("narrativexl-summaries", "longread.benchmarks.narrativexl.summaries_task:SummariesTask")

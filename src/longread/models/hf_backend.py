@@ -12,8 +12,10 @@ from transformers import PreTrainedTokenizerBase
 from longread.models.errors import ContextTooLongError
 from longread.models.loading import LoadedModel, resolve_max_length
 from longread.models.prompt_fit import fit_document_prompt
+from longread.models.read_along import READ_ALONG_MODES, ReadAlongEngine, ReadAlongMode
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
+    READ_ALONG,
     STOPPED_BY_EOS,
     STOPPED_BY_MAX_TOKENS,
     STOPPED_BY_STOP,
@@ -24,6 +26,8 @@ from longread.models.requests import (
     LoglikelihoodRequest,
     LoglikelihoodResult,
     Progress,
+    ReadAlongRequest,
+    ReadAlongResult,
     RollingRequest,
     RollingResult,
 )
@@ -91,7 +95,7 @@ class HFTokenEncoder:
 class HFBackend:
     """Scores in ``mode="shared"`` (context read once per request) or ``"naive"`` (one forward each)."""
 
-    capabilities = LANGUAGE_MODEL_CAPABILITIES
+    capabilities = LANGUAGE_MODEL_CAPABILITIES | {READ_ALONG}
 
     def __init__(
         self,
@@ -104,9 +108,12 @@ class HFBackend:
         max_length: int | None = None,
         device: str = "cpu",
         dtype: str = "float32",
+        read_along_mode: ReadAlongMode = "session",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if read_along_mode not in READ_ALONG_MODES:
+            raise ValueError(f"read_along_mode must be one of {READ_ALONG_MODES}, got {read_along_mode!r}")
         if prefill_chunk < 1 or batch_size < 1:
             raise ValueError("prefill_chunk and batch_size must be at least 1")
         self.loaded = loaded
@@ -121,6 +128,8 @@ class HFBackend:
         self.device = device
         self.dtype = dtype
         self.max_length = max_length or resolve_max_length(loaded.model, loaded.tokenizer)
+        self.read_along_mode: ReadAlongMode = read_along_mode
+        self._read_along: ReadAlongEngine | None = None
 
     # ------------------------------------------------------------ scoring
 
@@ -181,6 +190,23 @@ class HFBackend:
                 total += self._score(context, [continuation], progress)[0].logprob
             results.append(RollingResult(logprob=total, n_tokens=len(tokens)))
         return results
+
+    def read_along(
+        self, requests: Sequence[ReadAlongRequest], progress: Progress | None = None
+    ) -> list[ReadAlongResult]:
+        """Questions at reading positions; the reading state carries over between calls while the
+        requests move forward in one reading (``read_along_mode="reread"``: rebuilt for every question)."""
+        if self._read_along is None:
+            self._read_along = ReadAlongEngine(
+                self.model,
+                self.tokenizer,
+                self.encoder,
+                self.max_length,
+                mode=self.read_along_mode,
+                prefill_chunk=self.prefill_chunk,
+                batch_size=self.batch_size,
+            )
+        return self._read_along.answer(requests, progress)
 
     # ------------------------------------------------------------ generation
 
@@ -271,6 +297,8 @@ class HFBackend:
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }
+        if self.read_along_mode != "session":
+            facts["read_along_mode"] = self.read_along_mode  # only when not the default: old hashes stay
         start = self.encoder.start_token_id
         if start is not None:
             # Only where a BOS exists, so configs (and hashes) of models without one stay as they were.

@@ -221,12 +221,43 @@ def score_group_shared(
     if any(len(c) == 0 for c in continuations):
         raise ValueError("every continuation needs at least one token")
     prefix = prefill(model, context[:-1], prefill_chunk, progress)
-    last_token = context[-1]
+    return score_on_prefix(
+        model,
+        prefix,
+        context[-1],
+        continuations,
+        chunk=prefill_chunk,
+        batch_size=batch_size,
+        token_budget=token_budget,
+        progress=progress,
+    )
+
+
+@torch.inference_mode()
+def score_on_prefix(
+    model: PreTrainedModel,
+    prefix: PrefixState,
+    last_token: int,
+    continuations: Sequence[Sequence[int]],
+    *,
+    chunk: int = 512,
+    batch_size: int = 8,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+    progress: Progress | None = None,
+) -> list[TokenScore]:
+    """Log P(continuation | prefix + last_token) for every continuation on an already prefilled prefix.
+
+    The prefix is never changed: packed continuations read it through
+    read-only layers, long ones (or a model with special layers) get
+    ``prefix.growable_copy()``.
+    """
+    if any(len(c) == 0 for c in continuations):
+        raise ValueError("every continuation needs at least one token")
     lengths = [len(c) for c in continuations]
     scores: dict[int, TokenScore] = {}
     long_ones = [i for i, n in enumerate(lengths) if n > token_budget or not prefix.packable]
     for index in long_ones:
-        scores[index] = _score_long(model, prefix, last_token, continuations[index], max(prefill_chunk, 1))
+        scores[index] = _score_long(model, prefix, last_token, continuations[index], max(chunk, 1))
         if progress is not None:
             progress(lengths[index])
     short = [i for i in range(len(continuations)) if i not in scores]

@@ -1,0 +1,137 @@
+"""Find and read NarrativeXL books for evaluation: a build directory, official files, or longread JSON.
+
+Read-along books (:func:`load_reading_books`) come from
+
+- a longread build directory: ``readalong/<book_id>.json`` (a ReadingBook with
+  every option's origin); without that folder, ``questions/*.questions_shortform``;
+- the authors' ``*.questions_shortform`` files: one file, several, or a
+  directory of them (the published archive);
+- ``*.json`` ReadingBook files or a directory of them.
+
+Scene-summary books (:func:`load_book_summaries`) come from a ``.tagseparated``
+file, a build directory's ``books/*.tagseparated``, a directory of them, or
+BookSummaries ``*.json`` files. Books come back sorted by id; two files with
+one book id are an error naming both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from longread.benchmarks.narrativexl.schema import BookSummaries, ReadingBook
+from longread.errors import BadInputError
+
+QUESTIONS_SUFFIX = ".questions_shortform"
+TAGSEPARATED_SUFFIX = ".tagseparated"
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _read_json(path: Path, model: type[ModelT]) -> ModelT:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return model.model_validate(data)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInputError(path, f"cannot read it as JSON ({exc})", "rebuild it or check the file") from None
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "the file"
+        raise BadInputError(
+            path,
+            f"not a {model.__name__}: {where}: {problem['msg']}",
+            "give a file written by `longread build narrativexl` (or the authors' official files)",
+        ) from None
+
+
+def _read_questions_shortform(path: Path) -> ReadingBook:
+    from longread.benchmarks.narrativexl.official import read_questions_shortform
+
+    return read_questions_shortform(path)
+
+
+def _read_tagseparated(path: Path) -> BookSummaries:
+    from longread.benchmarks.narrativexl.official import read_tagseparated
+
+    return read_tagseparated(path)
+
+
+def _files(path: Path, build_folder: str, official_suffix: str) -> list[Path]:
+    """The files a path names: itself, a build directory's folder, or a directory's own files."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise BadInputError(path, "no such file or directory")
+    if build_folder == "readalong" and (path / "readalong").is_dir():
+        found = sorted((path / "readalong").glob("*.json"))
+        if found:
+            return found
+    for folder in (path / build_folder, path / "questions", path):
+        if not folder.is_dir():
+            continue
+        found = sorted(folder.glob(f"*{official_suffix}"))
+        if found:
+            return found
+    found = sorted(path.glob("*.json"))
+    if found:
+        return found
+    raise BadInputError(
+        path,
+        f"no {build_folder}/*.json, *{official_suffix} or *.json books in it",
+        "give a `longread build narrativexl` directory or the authors' files",
+    )
+
+
+def _load(
+    paths: Path | Sequence[Path],
+    build_folder: str,
+    official_suffix: str,
+    read_official: Callable[[Path], ModelT],
+    model: type[ModelT],
+    book_id: Callable[[ModelT], str],
+) -> list[ModelT]:
+    given = [paths] if isinstance(paths, Path) else list(paths)
+    files = [file for path in given for file in _files(Path(path), build_folder, official_suffix)]
+    books: dict[str, tuple[Path, ModelT]] = {}
+    for file in files:
+        if file.name.endswith(official_suffix):
+            book = read_official(file)
+        elif file.suffix == ".json":
+            book = _read_json(file, model)
+        else:
+            raise BadInputError(file, f"not a {official_suffix} or .json file")
+        key = book_id(book)
+        if key in books:
+            raise BadInputError(
+                file,
+                f"book {key!r} is also in {books[key][0]}",
+                "give each book once (one build or one archive)",
+            )
+        books[key] = (file, book)
+    return [books[key][1] for key in sorted(books)]
+
+
+def load_reading_books(paths: Path | Sequence[Path]) -> list[ReadingBook]:
+    """Read-along books (scenes and questions) from a build directory, official files or JSON."""
+    books = _load(
+        paths, "readalong", QUESTIONS_SUFFIX, _read_questions_shortform, ReadingBook, lambda b: b.book_id
+    )
+    for book in books:
+        for question in book.questions:
+            if not 0 <= question.when_asked < len(book.scenes):
+                raise BadInputError(
+                    book.source or None,
+                    f"question {question.id} is asked after scene {question.when_asked}, but book "
+                    f"{book.book_id} has {len(book.scenes)} scenes",
+                    "the scenes and questions do not belong together; rebuild the book",
+                )
+    return books
+
+
+def load_book_summaries(paths: Path | Sequence[Path]) -> list[BookSummaries]:
+    """Scenes with true and distorted summaries from ``.tagseparated`` files, a build directory or JSON."""
+    return _load(paths, "books", TAGSEPARATED_SUFFIX, _read_tagseparated, BookSummaries, lambda b: b.book_id)

@@ -1,0 +1,380 @@
+"""NarrativeXL read-along questions as a task of the generic runner: one book read once, questions on the way.
+
+Instance = one book; samples = its questions in reading order (the runner sends
+them in that order, so a read-along backend reads on instead of starting over);
+x = retention demand (scenes between the true scene and the reading position).
+A question asked at ``when_asked`` is answered after reading scenes
+``0..when_asked``.
+
+Answering (``answer_mode``):
+
+- ``loglikelihood`` (default): after the scenes read so far comes ``prompt``;
+  each option is scored as its continuation (lm-eval's whitespace rule). The
+  prediction is the option with the highest score; ``scoring`` picks the score:
+  ``mean`` (log-probability per token, the default) or ``sum``. Both are
+  recorded on every row. Per-token is the default because the options differ
+  in length and a sum favours the short ones: the 5-token "None of the above."
+  would beat every 60-token summary by sum alone.
+- ``generate``: the authors' numbered question string
+  (``RecognitionQuestion.question_string()``) and ``Answer:``; the model
+  generates greedily and the first number in its output is the answer.
+
+``options_only``: no book is read, only the question — the shortcut baseline.
+
+A backend with read-along (local HF models) reads the book once; the window
+policy (``window``/``stride``, see :class:`~longread.models.requests.ReadingPolicy`)
+is recorded per row. A backend with log-likelihood only gets the scenes read so
+far joined, plus the prompt, cut from the left to ``window`` tokens: policy
+``cut-left``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import field_validator
+
+from longread.benchmarks.narrativexl.load import load_reading_books
+from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, ReadAlongQuestion, ReadingBook
+from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings, XAxis
+from longread.models.requests import (
+    LOGLIKELIHOOD,
+    READ_ALONG,
+    ContinuationScore,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+    ReadAlongRequest,
+    ReadAlongResult,
+    Reading,
+    ReadingPolicy,
+)
+
+TASK = "narrativexl"
+DEFAULT_PROMPT = "\n\nQuestion: Which of the following scenes was in the book?\nAnswer:"
+QUESTION_PROMPT = "Which of the following scenes was in the book?\n"
+"""The authors' question line (``RecognitionQuestion.question_string``)."""
+GENERATE_SUFFIX = "Answer:"
+SCORING_RULE = (
+    "the option with the highest score; a tie for first counts as wrong; mean = log-probability per token"
+)
+
+
+class NarrativeXLSettings(TaskSettings):
+    scoring: Literal["mean", "sum"] = "mean"
+    """Which score makes ``prediction``/``correct`` (both are always recorded)."""
+    answer_mode: Literal["loglikelihood", "generate"] = "loglikelihood"
+    options_only: bool = False
+    """Read no book: only the question (the shortcut baseline)."""
+    window: int | None = None
+    """Book tokens held at once; None: the model's window minus ``question_room``."""
+    stride: int | None = None
+    """How far the window start moves when the book outgrows it; None: window // 2."""
+    question_room: int = 1024
+    """Tokens kept free for the question and its longest option when ``window`` is None."""
+    prompt: str = DEFAULT_PROMPT
+    """Log-likelihood mode: what follows the scenes read so far; options are its continuations."""
+    scene_separator: str = "\n\n"
+    """Put between scenes when the book is read."""
+    generate_tokens: int = 4
+    """Generate mode: most tokens generated for the answer number."""
+
+    @field_validator("window", "stride", "generate_tokens", "question_room")
+    @classmethod
+    def _positive(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError("must be at least 1")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _visible(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the prompt needs visible text (the options are its continuations)")
+        return value
+
+    @property
+    def policy(self) -> ReadingPolicy:
+        return ReadingPolicy(window=self.window, stride=self.stride, question_room=self.question_room)
+
+
+class NarrativeXLRow(SampleRow):
+    """One read-along question answered at its reading position."""
+
+    id: str
+    book_id: str
+    when_asked: int
+    scenes_read: int
+    """Scenes the model read before the question (0 with options_only)."""
+    retention_demand: int
+    question_type: str
+    answer: int
+    """0-based index of the right option."""
+    none_is_answer: bool
+    option_kinds: list[str]
+    answer_mode: str
+    scoring: str
+    prediction: int | None
+    """By the task's scoring (or the generated number); None: no number could be read."""
+    correct: bool
+    option_logprobs: list[float] | None = None
+    option_tokens: list[int] | None = None
+    prediction_sum: int | None = None
+    prediction_mean: int | None = None
+    correct_sum: bool | None = None
+    correct_mean: bool | None = None
+    tie: bool = False
+    generated: str | None = None
+    book_tokens: int
+    """Text tokens of the scenes read so far."""
+    window_start: int
+    """First book token the model held (0: nothing was cut)."""
+    tokens_seen: int
+    """Text tokens the model held at the question: the kept book and the prompt."""
+    rereads: int
+    reread_tokens: int
+    policy: str
+
+
+def _judge(values: Sequence[float], answer: int) -> tuple[int, bool, bool]:
+    """(prediction, correct, tie): the first best option; a tie for first with the answer is wrong."""
+    best = max(values)
+    prediction = list(values).index(best)
+    tie = values[answer] == best and sum(1 for v in values if v == best) > 1
+    return prediction, values[answer] == best and not tie, tie
+
+
+def parse_answer_number(text: str, n_options: int) -> int | None:
+    """0-based option of the first number in ``text`` (1-based there), None if there is none in range."""
+    found = re.search(r"\d+", text)
+    if found is None:
+        return None
+    number = int(found.group())
+    return number - 1 if 1 <= number <= n_options else None
+
+
+def _numbered(question: ReadAlongQuestion) -> str:
+    """The authors' question string and ``Answer:``, after a blank line."""
+    lines = "".join(f"{k}) {option.text}\n" for k, option in enumerate(question.options, start=1))
+    return "\n\n" + QUESTION_PROMPT + lines + GENERATE_SUFFIX
+
+
+class NarrativeXLTask:
+    name: ClassVar[str] = TASK
+    description: ClassVar[str] = (
+        "NarrativeXL read-along: which scene summary was in the book so far, asked while reading (accuracy)"
+    )
+    settings_model: ClassVar[type[TaskSettings]] = NarrativeXLSettings
+    row_model: ClassVar[type[SampleRow]] = NarrativeXLRow
+    request_kinds: ClassVar[tuple[str, ...]] = (READ_ALONG, LOGLIKELIHOOD)
+    x_axis: ClassVar[XAxis] = XAxis("retention_demand", "retention demand (scenes)", "linear")
+    primary_metric: ClassVar[str] = "accuracy"
+    report_extras: ClassVar[tuple[str, ...]] = ("none_is_answer", "predicted_none", "window_cut")
+
+    def __init__(self, settings: TaskSettings | None = None) -> None:
+        chosen = settings if settings is not None else NarrativeXLSettings()
+        assert isinstance(chosen, NarrativeXLSettings)
+        self._settings = chosen
+        self._readings: dict[str, Reading] = {}
+        self._questions: dict[str, ReadAlongQuestion] = {}
+        self._questions_of: str | None = None
+
+    @property
+    def settings(self) -> NarrativeXLSettings:
+        return self._settings
+
+    def load(self, data: Path) -> list[ReadingBook]:
+        return load_reading_books(data)
+
+    def samples(self, instance: ReadingBook) -> list[Sample[ReadingBook]]:
+        ordered = sorted(enumerate(instance.questions), key=lambda item: (item[1].when_asked, item[0]))
+        return [
+            Sample(
+                key=question.id,
+                instance_id=instance.book_id,
+                instance=instance,
+                x=question.retention_demand,
+                group=instance.book_id,
+            )
+            for _, question in ordered
+        ]
+
+    # ------------------------------------------------------------ requests
+
+    def _reading(self, book: ReadingBook) -> Reading:
+        reading = self._readings.get(book.book_id)
+        if reading is None:
+            separator = self._settings.scene_separator
+            pieces = tuple(scene if k == 0 else separator + scene for k, scene in enumerate(book.scenes))
+            reading = Reading(book.book_id, pieces)
+            self._readings = {book.book_id: reading}  # one book at a time is read
+        return reading
+
+    def _question(self, sample: Sample[ReadingBook]) -> ReadAlongQuestion:
+        book = sample.instance
+        if self._questions_of != book.book_id:
+            self._questions = {question.id: question for question in book.questions}
+            self._questions_of = book.book_id
+        return self._questions[sample.key]
+
+    def _prompt(self, question: ReadAlongQuestion) -> str:
+        text = _numbered(question) if self._settings.answer_mode == "generate" else self._settings.prompt
+        return text.lstrip() if self._settings.options_only else text
+
+    def request(self, sample: Sample[ReadingBook], kind: str) -> ReadAlongRequest | LoglikelihoodRequest:
+        question = self._question(sample)
+        settings = self._settings
+        scenes_read = 0 if settings.options_only else question.when_asked + 1
+        prompt = self._prompt(question)
+        generate = settings.answer_mode == "generate"
+        options = () if generate else tuple(" " + option.text for option in question.options)
+        if kind == READ_ALONG:
+            return ReadAlongRequest(
+                reading=self._reading(sample.instance),
+                scenes_read=scenes_read,
+                prompt=prompt,
+                options=options,
+                policy=settings.policy,
+                generate_tokens=settings.generate_tokens if generate else 0,
+                stop=("\n",) if generate else (),
+            )
+        if kind != LOGLIKELIHOOD:
+            raise ValueError(f"{TASK} cannot ask a {kind!r} request")
+        if generate:
+            raise ValueError(
+                "answer_mode=generate needs a model with read-along (a local model); "
+                "this one only scores log-likelihoods — use answer_mode=loglikelihood"
+            )
+        book = sample.instance.scenes[:scenes_read]
+        return LoglikelihoodRequest(
+            context=settings.scene_separator.join(book) + prompt,
+            continuations=options,
+            max_context_tokens=settings.window,
+        )
+
+    # ------------------------------------------------------------ rows
+
+    def row(self, sample: Sample[ReadingBook], result: Any, kind: str, *, reused: bool) -> NarrativeXLRow:
+        question = self._question(sample)
+        settings = self._settings
+        common: dict[str, Any] = {
+            "key": sample.key,
+            "id": question.id,
+            "book_id": question.book_id,
+            "when_asked": question.when_asked,
+            "scenes_read": 0 if settings.options_only else question.when_asked + 1,
+            "retention_demand": question.retention_demand,
+            "question_type": question.question_type,
+            "answer": question.answer,
+            "none_is_answer": question.none_is_answer,
+            "option_kinds": [option.source.kind for option in question.options],
+            "answer_mode": settings.answer_mode,
+            "scoring": settings.scoring,
+        }
+        if isinstance(result, ReadAlongResult):
+            common |= {
+                "book_tokens": result.book_tokens,
+                "window_start": result.window_start,
+                "tokens_seen": result.tokens_seen,
+                "rereads": result.rereads,
+                "reread_tokens": result.reread_tokens,
+                "policy": result.policy,
+            }
+        elif isinstance(result, LoglikelihoodResult):
+            common |= {
+                "book_tokens": result.context_tokens_original,
+                "window_start": result.context_tokens_original - result.context_tokens_kept,
+                "tokens_seen": result.context_tokens_kept,
+                "rereads": 0,
+                "reread_tokens": 0,
+                "policy": f"cut-left(window={settings.window})",
+            }
+        else:
+            raise TypeError(f"{TASK} cannot read a {type(result).__name__}")
+        if settings.answer_mode == "generate":
+            assert isinstance(result, ReadAlongResult)
+            text = result.generated or ""
+            prediction = parse_answer_number(text, len(question.options))
+            return NarrativeXLRow(
+                **common, prediction=prediction, correct=prediction == question.answer, generated=text
+            )
+        return NarrativeXLRow(**common, **_scored(result.scores, question.answer, settings.scoring))
+
+    # ------------------------------------------------------------ results
+
+    def metrics(self) -> tuple[Metric, ...]:
+        return (
+            Metric(
+                "accuracy",
+                "sample",
+                sample_value=lambda row: bool(row.correct),
+                description="the right option has the highest score (by the task's scoring) or the generated "
+                "number names it; a tie for first counts as wrong",
+            ),
+            Metric(
+                "accuracy_mean",
+                "sample",
+                sample_value=lambda row: row.correct_mean,
+                description="by log-probability per token",
+            ),
+            Metric(
+                "accuracy_sum",
+                "sample",
+                sample_value=lambda row: row.correct_sum,
+                description="by summed log-probability",
+            ),
+        )
+
+    def chance(self, rows: Sequence[NarrativeXLRow]) -> float | None:
+        """Mean of 1 / options (the authors' questions have 6: chance 1/6)."""
+        if not rows:
+            return None
+        return sum(1.0 / len(row.option_kinds) for row in rows) / len(rows)
+
+    def group_extras(self, rows: Sequence[NarrativeXLRow]) -> dict[str, Any]:
+        by_type: dict[str, list[bool]] = {}
+        for row in rows:
+            by_type.setdefault(row.question_type, []).append(row.correct)
+        return {
+            "none_is_answer": sum(1 for row in rows if row.none_is_answer),
+            "predicted_none": sum(
+                1 for row in rows if row.prediction is not None and row.option_kinds[row.prediction] == "none"
+            ),
+            "window_cut": sum(1 for row in rows if row.window_start > 0),
+            "mean_tokens_seen": sum(row.tokens_seen for row in rows) / len(rows) if rows else None,
+            "ties": sum(1 for row in rows if row.tie),
+            "unparsed": sum(1 for row in rows if row.prediction is None),
+            "accuracy_by_type": {kind: sum(v) / len(v) for kind, v in sorted(by_type.items())},
+        }
+
+    def notes(self) -> dict[str, str]:
+        return {
+            "scoring": f"{SCORING_RULE}; default mean: options differ in length and a sum favours short ones "
+            f"(the {len(NONE_OF_THE_ABOVE.split())}-word {NONE_OF_THE_ABOVE!r})",
+            "reading": "questions are answered after reading scenes 0..when_asked; options_only reads none",
+            "window": "policy per row: sliding(window,stride) = read-along keeps the last W book tokens, its "
+            "start moving in steps of the stride; cut-left(window) = the context cut to its last W tokens",
+            "predicted_none": "questions answered 'None of the above.'",
+            "window_cut": "questions whose book did not fit the window (window_start > 0)",
+        }
+
+
+def _scored(scores: Sequence[ContinuationScore], answer: int, scoring: str) -> dict[str, Any]:
+    sums = [score.logprob for score in scores]
+    means = [score.logprob / score.n_tokens for score in scores]
+    by_sum = _judge(sums, answer)
+    by_mean = _judge(means, answer)
+    chosen = by_mean if scoring == "mean" else by_sum
+    return {
+        "option_logprobs": sums,
+        "option_tokens": [score.n_tokens for score in scores],
+        "prediction": chosen[0],
+        "correct": chosen[1],
+        "tie": chosen[2],
+        "prediction_sum": by_sum[0],
+        "prediction_mean": by_mean[0],
+        "correct_sum": by_sum[1],
+        "correct_mean": by_mean[1],
+    }
