@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
     RANKER_CAPABILITIES,
+    READ_ALONG,
     ContinuationScore,
     GenerateRequest,
     GenerateResult,
@@ -20,6 +21,8 @@ from longread.models.requests import (
     Progress,
     RankRequest,
     RankResult,
+    ReadAlongRequest,
+    ReadAlongResult,
     RollingRequest,
     RollingResult,
 )
@@ -122,3 +125,59 @@ class ScriptedRanker:
 
     def describe(self) -> dict[str, str]:
         return {"name": self.name, "backend": "scripted-ranker"}
+
+
+@dataclass
+class ScriptedReader(ScriptedLM):
+    """A language model with read-along: words are tokens, the held text is the last ``window`` words.
+
+    It keeps the contract (a session continues while positions move forward in one
+    reading, restarts otherwise) and records every (reading id, scenes read) it was
+    asked, so runner tests can check the order questions arrive in.
+    """
+
+    name: str = "scripted-reader"
+    capabilities: frozenset[str] = LANGUAGE_MODEL_CAPABILITIES | {READ_ALONG}
+    asked: list[tuple[str, int]] = field(default_factory=list)
+    restarts: int = 0
+    _position: tuple[str, int] | None = None
+
+    def read_along(
+        self, requests: Sequence[ReadAlongRequest], progress: Progress | None = None
+    ) -> list[ReadAlongResult]:
+        self.calls.append(len(requests))
+        results = []
+        for request in requests:
+            reading = request.reading
+            self.asked.append((reading.id, request.scenes_read))
+            if (
+                self._position is None
+                or self._position[0] != reading.id
+                or self._position[1] > request.scenes_read
+            ):
+                self.restarts += 1
+            self._position = (reading.id, request.scenes_read)
+            book = words("".join(reading.pieces[: request.scenes_read]))
+            window, _ = request.policy.resolved(self.max_length)
+            start = max(0, len(book) - window)
+            held = " ".join(book[start:])
+            scores = tuple(
+                ContinuationScore(
+                    self.score(held, option), len(words(option)), len(words(option)), False, option
+                )
+                for option in request.options
+            )
+            results.append(
+                ReadAlongResult(
+                    scores=scores,
+                    book_tokens=len(book),
+                    window_start=start,
+                    prompt_tokens=len(words(request.prompt)),
+                    rereads=0,
+                    reread_tokens=0,
+                    processed_tokens=len(book) + sum(len(words(o)) for o in request.options),
+                    policy=f"scripted(window={window})",
+                    generated=" 1" if request.generate_tokens else None,
+                )
+            )
+        return results
