@@ -36,7 +36,8 @@ def test_shipped_checkpoint_ranks_real_instances(tmp_path: Path) -> None:
     from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
     from longread.documents.reader import read_book
 
-    assert load_backend("suffixlm").describe()["weights_sha256"]
+    described = load_backend("suffixlm").describe()
+    assert described["weights_sha256"] and described["name"] == "suffixlm"  # the report labels runs by it
     instances = build_book(read_book(HELD_OUT_BOOK), BuildOptions(prefix_tokens=512)).instances[:6]
     assert len(instances) == 6
     requests = [RankRequest(i.prefix, (i.gold, *i.negatives), 384, 128) for i in instances]

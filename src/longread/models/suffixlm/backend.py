@@ -87,6 +87,7 @@ class SuffixLMRanker:
     def describe(self) -> dict[str, str]:
         config = self.loaded.config.model
         return {
+            "name": self.name,
             "spec": self.spec,
             "kind": "suffixlm",
             "checkpoint": str(self.loaded.path),
