@@ -9,16 +9,15 @@ import torch
 import transformers
 from transformers import PreTrainedTokenizerBase
 
-from longread.models.errors import ContextTooLongError
+from longread.models.batch_generate import TIE_MARGIN, Decoded, Decoding, generate_batch, generate_one
+from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.loading import LoadedModel, resolve_max_length
 from longread.models.prompt_fit import fit_document_prompt
 from longread.models.read_along import READ_ALONG_MODES, ReadAlongEngine, ReadAlongMode
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
     READ_ALONG,
-    STOPPED_BY_EOS,
-    STOPPED_BY_MAX_TOKENS,
-    STOPPED_BY_STOP,
+    ChatPrompt,
     ContinuationScore,
     DocumentPrompt,
     GenerateRequest,
@@ -34,7 +33,6 @@ from longread.models.requests import (
 from longread.models.shared_prefix import (
     DEFAULT_TOKEN_BUDGET,
     TokenScore,
-    prefill,
     score_group_naive,
     score_group_shared,
 )
@@ -108,14 +106,15 @@ class HFBackend:
         max_length: int | None = None,
         device: str = "cpu",
         dtype: str = "float32",
+        generate_batch_size: int = 8,
         read_along_mode: ReadAlongMode = "session",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if read_along_mode not in READ_ALONG_MODES:
             raise ValueError(f"read_along_mode must be one of {READ_ALONG_MODES}, got {read_along_mode!r}")
-        if prefill_chunk < 1 or batch_size < 1:
-            raise ValueError("prefill_chunk and batch_size must be at least 1")
+        if prefill_chunk < 1 or batch_size < 1 or generate_batch_size < 1:
+            raise ValueError("prefill_chunk, batch_size and generate_batch_size must be at least 1")
         self.loaded = loaded
         self.model = loaded.model
         self.tokenizer = loaded.tokenizer
@@ -130,6 +129,10 @@ class HFBackend:
         self.max_length = max_length or resolve_max_length(loaded.model, loaded.tokenizer)
         self.read_along_mode: ReadAlongMode = read_along_mode
         self._read_along: ReadAlongEngine | None = None
+        self.preferred_batch = generate_batch_size
+        """Generation requests decoded together: pass at least this many per ``generate`` call."""
+        self.regenerated_near_ties = 0
+        """Batched rows redone one at a time because of a near tie (see ``TIE_MARGIN``)."""
 
     # ------------------------------------------------------------ scoring
 
@@ -210,8 +213,29 @@ class HFBackend:
 
     # ------------------------------------------------------------ generation
 
-    @torch.inference_mode()
-    def _generate_one(self, request: GenerateRequest, progress: Progress | None) -> GenerateResult:
+    def _chat_ids(self, prompt: ChatPrompt) -> list[int]:
+        """The conversation rendered by the tokenizer's chat template, with the assistant's turn opened.
+
+        The rendered text is encoded by the one start-token rule: a template that already writes the
+        BOS (SmolLM2's ``<|im_start|>``, Gemma's ``<bos>``) gets no second one.
+        """
+        template = getattr(self.tokenizer, "chat_template", None)
+        if not template:
+            raise BadRequestError(
+                f"model {self.spec!r} ({self.name}) has no chat template, so a ChatPrompt cannot be "
+                "rendered; use an instruct model with a template, or pass the prompt as plain text"
+            )
+        text = self.tokenizer.apply_chat_template(
+            prompt.as_messages(), tokenize=False, add_generation_prompt=True
+        )
+        ids = self.encoder.encode(str(text))
+        start = self.tokenizer.bos_token_id
+        if isinstance(start, int) and ids[:2] == [start, start]:
+            ids = ids[1:]  # never two start tokens
+        return ids
+
+    def _prepare(self, request: GenerateRequest) -> tuple[Decoding, tuple[int, int] | None]:
+        """The prompt's token ids fitted to the window, and (document tokens before, after) for a document."""
         room = self.max_length - request.max_tokens
         if room < 1:
             raise ContextTooLongError(
@@ -226,52 +250,84 @@ class HFBackend:
             )
             prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
             document = (fitted.document_tokens_original, fitted.document_tokens_kept)
+        elif isinstance(request.prompt, ChatPrompt):
+            prompt = self._chat_ids(request.prompt)
+            if len(prompt) > room:
+                raise ContextTooLongError(
+                    f"the chat prompt has {len(prompt)} tokens and max_tokens={request.max_tokens} leaves "
+                    f"{room} of the model's {self.max_length}; a chat prompt is never cut — shorten the "
+                    "message or lower max_tokens"
+                )
         else:
             prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
             # Keep the end of the prompt (as lm-eval), and the start token in front of it (unlike lm-eval).
             start = self.encoder.start_token_id
             prompt = keep_last_text_tokens(prompt, room - start_length(prompt, start), start)
-        state = prefill(self.model, prompt[:-1], self.prefill_chunk, progress)
-        cache = state.cache
-        device = next(self.model.parameters()).device
-        eos = self.tokenizer.eos_token_id
-        next_id = prompt[-1]
-        generated: list[int] = []
-        text = ""
-        stopped_by = STOPPED_BY_MAX_TOKENS
-        for _ in range(request.max_tokens):
-            logits = self.model(
-                input_ids=torch.tensor([[next_id]], device=device),
-                past_key_values=cache,
-                use_cache=True,
-                logits_to_keep=1,
-            ).logits[0, -1]
-            next_id = int(logits.argmax())
-            if progress is not None:
-                progress(1)
-            if next_id == eos:
-                stopped_by = STOPPED_BY_EOS
-                break
-            generated.append(next_id)
-            text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
-            cut = min((text.find(s) for s in request.stop if s in text), default=-1)
-            if cut >= 0:
-                text = text[:cut]
-                stopped_by = STOPPED_BY_STOP
-                break
-        return GenerateResult(
-            text=text,
-            n_prompt_tokens=len(prompt),
-            n_generated_tokens=len(generated),
-            stopped_by=stopped_by,
-            document_tokens_original=document[0] if document else None,
-            document_tokens_kept=document[1] if document else None,
+        decoding = Decoding(
+            prompt=tuple(prompt),
+            max_tokens=request.max_tokens,
+            stop=request.stop,
+            temperature=request.temperature,
+            seed=request.seed,
         )
+        return decoding, document
+
+    @property
+    def pad_token_id(self) -> int:
+        """What fills a left-padded row (masked out, so any id works)."""
+        pad = self.tokenizer.pad_token_id
+        return pad if isinstance(pad, int) else self.encoder.prefix_token_id
 
     def generate(
         self, requests: Sequence[GenerateRequest], progress: Progress | None = None
     ) -> list[GenerateResult]:
-        return [self._generate_one(request, progress) for request in requests]
+        """Answers in request order; prompts of similar length are decoded ``preferred_batch`` at a time.
+
+        A batched row whose two best token scores ever came closer than ``TIE_MARGIN`` is regenerated
+        one at a time, so the output is the one-at-a-time output (see
+        :mod:`longread.models.batch_generate`).
+        """
+        prepared = [self._prepare(request) for request in requests]
+        decoded: list[Decoded | None] = [None] * len(prepared)
+        order = sorted(range(len(prepared)), key=lambda i: -len(prepared[i][0].prompt))
+        for start in range(0, len(order), self.preferred_batch):
+            group = order[start : start + self.preferred_batch]
+            if len(group) == 1:
+                decoded[group[0]] = self._generate_single(prepared[group[0]][0], progress)
+                continue
+            outputs = generate_batch(
+                self.model,
+                self.tokenizer,
+                [prepared[i][0] for i in group],
+                pad_id=self.pad_token_id,
+                prefill_chunk=self.prefill_chunk,
+                progress=progress,
+            )
+            for i, output in zip(group, outputs, strict=True):
+                if output.min_gap < TIE_MARGIN:
+                    self.regenerated_near_ties += 1
+                    output = self._generate_single(prepared[i][0], progress)
+                decoded[i] = output
+        results = []
+        for (decoding, document), maybe in zip(prepared, decoded, strict=True):
+            assert maybe is not None
+            output = maybe
+            results.append(
+                GenerateResult(
+                    text=output.text,
+                    n_prompt_tokens=len(decoding.prompt),
+                    n_generated_tokens=output.n_generated_tokens,
+                    stopped_by=output.stopped_by,
+                    document_tokens_original=document[0] if document else None,
+                    document_tokens_kept=document[1] if document else None,
+                )
+            )
+        return results
+
+    def _generate_single(self, decoding: Decoding, progress: Progress | None) -> Decoded:
+        return generate_one(
+            self.model, self.tokenizer, decoding, prefill_chunk=self.prefill_chunk, progress=progress
+        )
 
     # ------------------------------------------------------------ facts
 

@@ -120,12 +120,48 @@ class DocumentPrompt:
 
 
 @dataclass(frozen=True, slots=True)
-class GenerateRequest:
-    """Greedy generation until a stop string, the end-of-text token or ``max_tokens``."""
+class ChatPrompt:
+    """A conversation the backend renders with the model's own chat template, ending in the model's turn.
 
-    prompt: str | DocumentPrompt
+    ``messages`` are ``(role, content)`` pairs in order; ``system``, when given,
+    becomes a first ``("system", ...)`` message (otherwise the template's own
+    default system message, if it has one, applies). The backend adds the
+    generation prompt (``add_generation_prompt=True``) and never cuts a chat
+    prompt: one that does not fit the window is an error.
+    """
+
+    messages: tuple[tuple[str, str], ...]
+    system: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", tuple((str(r), str(c)) for r, c in self.messages))
+        if not self.messages:
+            raise ValueError("a ChatPrompt needs at least one message")
+        for role, _ in self.messages:
+            if role not in ("system", "user", "assistant"):
+                raise ValueError(f"unknown chat role {role!r}; use system, user or assistant")
+
+    def as_messages(self) -> list[dict[str, str]]:
+        """The messages as chat templates take them (``[{"role": ..., "content": ...}]``)."""
+        head = [] if self.system is None else [{"role": "system", "content": self.system}]
+        return head + [{"role": role, "content": content} for role, content in self.messages]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateRequest:
+    """Generation until a stop string, the end-of-text token or ``max_tokens``.
+
+    Greedy by default (``temperature == 0``). With ``temperature > 0`` each token
+    is drawn from ``softmax(logits / temperature)`` by the Gumbel-max rule with
+    noise from a ``torch.Generator`` seeded with ``seed`` for this request alone,
+    so the same request gives the same text again, whatever else is in its batch.
+    """
+
+    prompt: str | DocumentPrompt | ChatPrompt
     stop: tuple[str, ...] = ()
     max_tokens: int = 256
+    temperature: float = 0.0
+    seed: int = 0
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +170,12 @@ class GenerateRequest:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
         if any(s == "" for s in self.stop):
             raise ValueError("an empty stop string would stop before the first token")
+        if not self.temperature >= 0.0:
+            raise ValueError(f"temperature must be 0 (greedy) or positive, got {self.temperature}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
 
 
 STOPPED_BY_STOP = "stop"
