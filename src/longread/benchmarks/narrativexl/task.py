@@ -172,6 +172,8 @@ class NarrativeXLTask:
     x_axis: ClassVar[XAxis] = XAxis("retention_demand", "retention demand (scenes)", "linear")
     primary_metric: ClassVar[str] = "accuracy"
     report_extras: ClassVar[tuple[str, ...]] = ("none_is_answer", "predicted_none", "window_cut")
+    report_group_by: ClassVar[tuple[str, ...]] = ("question_type",)
+    """Accuracy by decoy kind (lookahead / change / otherbook) side by side in the report."""
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else NarrativeXLSettings()
