@@ -4,8 +4,11 @@ One at a time (:func:`generate_one`): the prompt minus its last token is
 prefilled in chunks, then tokens are fed one by one on the cache — the
 reference every batched output is held to.
 
-Batched (:func:`generate_batch`): prompts are LEFT-padded to a common length;
-the attention mask hides the pads and the position ids count only a row's real
+Batched (:func:`generate_batch`): each prompt is prefilled alone, exactly as
+above, and the caches are stacked LEFT-padded to a common length (padding
+prompts for a batched prefill computed up to half again as many tokens and
+made prompt-heavy batches no faster); only the decoding steps run batched. The
+attention mask hides the pads and the position ids count only a row's real
 tokens, so every row attends to exactly what it would attend to alone. A row
 leaves the batch (its cache rows are dropped) as soon as it stops, by the
 end-of-text token, a stop string or its own ``max_tokens``.
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
-from transformers.cache_utils import DynamicCache
+from transformers.cache_utils import DynamicCache, DynamicLayer
 
 from longread.models.requests import STOPPED_BY_EOS, STOPPED_BY_MAX_TOKENS, STOPPED_BY_STOP, Progress
 from longread.models.shared_prefix import prefill
@@ -159,6 +162,29 @@ def generate_one(
     return row.result()
 
 
+def _stack_left_padded(
+    model: PreTrainedModel, states: Sequence[DynamicCache], lengths: Sequence[int], width: int
+) -> DynamicCache:
+    """One batch cache of ``width`` positions from per-row caches, each row's keys/values at the right end."""
+    cache = DynamicCache(config=model.config)
+    if width == 0:
+        return cache
+    filled = next(state for state, n in zip(states, lengths, strict=True) if n)
+    for layer_index in range(len(filled.layers)):
+        stacked: list[torch.Tensor] = []
+        for part in ("keys", "values"):
+            rows = []
+            for state, n in zip(states, lengths, strict=True):
+                reference: torch.Tensor = getattr(filled.layers[layer_index], part)
+                zeros = reference.new_zeros((1, reference.shape[1], width - n, reference.shape[3]))
+                rows.append(
+                    torch.cat([zeros, getattr(state.layers[layer_index], part)], dim=2) if n else zeros
+                )
+            stacked.append(torch.cat(rows, dim=0))
+        cache.update(stacked[0], stacked[1], layer_index)
+    return cache
+
+
 @torch.inference_mode()
 def generate_batch(
     model: PreTrainedModel,
@@ -176,26 +202,20 @@ def generate_batch(
     rows = [RowState(d, tokenizer, tokenizer.eos_token_id) for d in decodings]
     prefixes = [d.prompt[:-1] for d in decodings]
     width = max(len(p) for p in prefixes)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long, device=device)
     mask = torch.zeros((len(rows), width), dtype=torch.long, device=device)
     for i, prefix in enumerate(prefixes):
-        if prefix:
-            ids[i, width - len(prefix) :] = torch.tensor(prefix, dtype=torch.long, device=device)
-            mask[i, width - len(prefix) :] = 1
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
-    cache = DynamicCache(config=model.config)
-    decoder = model.base_model  # no output layer: prefix positions need no vocabulary logits
-    for start in range(0, width, prefill_chunk):
-        end = min(width, start + prefill_chunk)
-        decoder(
-            input_ids=ids[:, start:end],
-            attention_mask=mask[:, :end],
-            position_ids=positions[:, start:end],
-            past_key_values=cache,
-            use_cache=True,
-        )
-        if progress is not None:
-            progress(int(mask[:, start:end].sum()))
+        mask[i, width - len(prefix) :] = 1
+    # Each prompt is prefilled alone, exactly as one at a time (no padding to compute), and the caches are
+    # then stacked, left-padded with zeros that the mask hides: only the decoding steps are batched.
+    states = [prefill(model, prefix, prefill_chunk, progress).cache for prefix in prefixes]
+    if not all(type(layer) is DynamicLayer for state in states for layer in state.layers):
+        # Sliding-window (and other special) layers keep their own bookkeeping: decode one at a time.
+        return [
+            generate_one(model, tokenizer, d, prefill_chunk=prefill_chunk, progress=progress)
+            for d in decodings
+        ]
+    cache = _stack_left_padded(model, states, [len(p) for p in prefixes], width)
+    del states
     active = list(range(len(rows)))
     next_ids = torch.tensor([d.prompt[-1] for d in decodings], dtype=torch.long, device=device)
     next_positions = torch.tensor([len(p) for p in prefixes], dtype=torch.long, device=device)
