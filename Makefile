@@ -11,7 +11,7 @@ DEMO_OUT ?= demo-out
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test lint typecheck bench clean
+.PHONY: install demo demo-narrativexl test lint typecheck bench clean
 
 install: $(STAMP)
 
@@ -39,6 +39,10 @@ $(TEST_STAMP): $(STAMP)
 
 demo: install
 	$(BIN)/longread demo --out $(DEMO_OUT)
+
+# NarrativeXL from one bundled novel: SmolLM2 writes the summaries, then reads the book once and answers.
+demo-narrativexl: install
+	$(BIN)/longread demo-narrativexl --out $(DEMO_OUT)/narrativexl
 
 lint: install
 	$(BIN)/ruff check src tests bench

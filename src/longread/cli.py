@@ -160,6 +160,109 @@ def build_chapterbreak_command(
         typer.echo(line)
 
 
+@build_app.command("narrativexl")
+def build_narrativexl_command(
+    out: Annotated[Path, typer.Option("--out", help="Output directory (official layouts + longread JSON).")],
+    book_paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Books: files, folders or archives (a shell glob works).", show_default=False),
+    ] = None,
+    books: Annotated[
+        list[Path] | None, typer.Option("--books", help="Books, as with the positional paths.")
+    ] = None,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", help="Model that writes the summaries (generation; chat template where it has one)."
+        ),
+    ] = "smollm2",
+    seed: Annotated[int, typer.Option(help="Seed for names and questions (same seed → same files).")] = 0,
+    max_scenes: Annotated[
+        int | None, typer.Option(help="Keep each book's first N scenes (a quick build).")
+    ] = None,
+    scene_chars: Annotated[
+        int, typer.Option(help="Scene length in characters (3000: the authors' code; 20000: the paper).")
+    ] = 3000,
+    overlap: Annotated[
+        int, typer.Option(help="Characters of each neighbouring scene shown to the summariser.")
+    ] = 300,
+    min_scenes: Annotated[
+        int, typer.Option(help="A book with fewer scenes than this is skipped (too short for questions).")
+    ] = 10,
+    decoy_books: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--decoy-books", help="Books that only lend summaries to other-book decoys (no questions)."
+        ),
+    ] = None,
+    decoy_max_scenes: Annotated[
+        int | None, typer.Option(help="Scenes of each decoy book summarised (default: all).")
+    ] = None,
+    answer_tag: Annotated[
+        bool,
+        typer.Option(help="Ask for the authors' '### BEGIN ANSWER ###' tag (small models rarely follow it)."),
+    ] = False,
+    substitute_names: Annotated[
+        bool, typer.Option(help="Replace character names by seeded census names of the same gender.")
+    ] = True,
+    hierarchical: Annotated[
+        bool, typer.Option(help="Also merge scene summaries into hierarchical ones (correction questions).")
+    ] = True,
+    generate_batch: Annotated[
+        int | None, typer.Option(help="Prompts generated together (default: the model's choice).")
+    ] = None,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    threads: ThreadsOption = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Build NarrativeXL: scenes, generated true and distorted summaries, renamed characters, read-along
+    questions (look-ahead, change, other-book) and summary-correction questions."""
+    from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
+    from longread.benchmarks.narrativexl.scenes import SceneSettings
+    from longread.benchmarks.narrativexl.summarise import SummarySettings
+
+    all_books: list[str | Path] = [*(books or []), *(book_paths or [])]
+    if not all_books:
+        raise typer.BadParameter("give at least one book", param_hint="BOOKS / --books")
+    try:
+        settings = NarrativeXLBuildSettings(
+            seed=seed,
+            max_scenes=max_scenes,
+            substitute_names=substitute_names,
+            hierarchical=hierarchical,
+            scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
+            summaries=SummarySettings(answer_tag=answer_tag),
+        )
+        backend = backend_from_options(
+            model,
+            device=device,
+            dtype=dtype,
+            mode="shared",
+            batch_size=8,
+            prefill_chunk=DEFAULT_PREFILL_CHUNK,
+            threads=threads,
+        )
+        if generate_batch is not None:
+            if generate_batch < 1:
+                raise typer.BadParameter("give at least 1", param_hint="--generate-batch")
+            backend.preferred_batch = generate_batch
+        report = build_narrativexl(
+            all_books,
+            out,
+            backend,
+            settings,
+            decoy_sources=decoy_books or (),
+            decoy_max_scenes=decoy_max_scenes,
+            show_progress=not quiet,
+            log=typer.echo,
+        )
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    for line in report.summary_lines():
+        typer.echo(line)
+
+
 @app.command("stats")
 def stats_command(
     file: Annotated[Path, typer.Argument(help="A longread ChapterBreak JSONL file.")],
@@ -270,7 +373,12 @@ def tasks_command() -> None:
 @app.command("eval")
 def eval_command(
     task: Annotated[str, typer.Argument(help="A registered task (see `longread tasks`), e.g. chapterbreak.")],
-    data: Annotated[Path, typer.Option("--data", help="The task's data file (e.g. a ChapterBreak JSONL).")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data", help="The task's data: a file (ChapterBreak JSONL) or a directory (NarrativeXL build)."
+        ),
+    ],
     model: ModelOption,
     out: Annotated[
         Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
@@ -295,6 +403,14 @@ def eval_command(
         bool | None,
         typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead)."),
     ] = None,
+    options_only: Annotated[
+        bool,
+        typer.Option(
+            "--options-only",
+            help="Shorthand for -o options_only=true: the baseline that shows the model no document "
+            "(NarrativeXL), only the question and its options.",
+        ),
+    ] = False,
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")] = None,
     sample: Annotated[
         int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")
@@ -329,6 +445,8 @@ def eval_command(
         settings["suffix_tokens"] = str(suffix_tokens)
     if truncate is not None:
         settings["truncate"] = str(truncate).lower()
+    if options_only:
+        settings["options_only"] = "true"
     try:
         chosen = make_task(task, settings)
         backend = backend_from_options(
@@ -351,7 +469,7 @@ def eval_command(
             show_progress=not quiet,
         )
         outcome = run_task(chosen, data, backend, out, options)
-        files = build_report([out], out)
+        files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
     except LongreadError as exc:
         raise _fail(exc) from None
     typer.echo(
@@ -360,6 +478,8 @@ def eval_command(
     )
     typer.echo(files.table)
     typer.echo(f"plot: {files.plot}")
+    if files.grouped_plot is not None:
+        typer.echo(f"plot: {files.grouped_plot}")
     if outcome.errors:
         typer.echo(
             f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):"
@@ -442,6 +562,27 @@ def demo_command(
         run_demo(
             out, models=model or DEMO_MODELS, prefix_lengths=_parse_lengths(prefix_lengths), sample=sample
         )
+    except LongreadError as exc:
+        raise _fail(exc) from None
+
+
+@app.command("demo-narrativexl")
+def demo_narrativexl_command(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the demo's files.")] = Path(
+        "demo-out/narrativexl"
+    ),
+    model: Annotated[str, typer.Option(help="Model that summarises and answers.")] = "smollm2",
+    scenes: Annotated[int, typer.Option(help="Scenes of Pride and Prejudice read.")] = 24,
+    decoy_scenes: Annotated[
+        int, typer.Option(help="Scenes of each other bundled book summarised for other-book decoys.")
+    ] = 6,
+) -> None:
+    """Build NarrativeXL from a bundled novel with SmolLM2, evaluate it read-along and options-only, and draw
+    the forgetting curve per question type."""
+    from longread.demo_narrativexl import run_narrativexl_demo
+
+    try:
+        run_narrativexl_demo(out, model=model, scenes=scenes, decoy_scenes=decoy_scenes)
     except LongreadError as exc:
         raise _fail(exc) from None
 

@@ -1,0 +1,203 @@
+"""A real NarrativeXL build: real novels from ../shared, SmolLM2 writing the summaries, spaCy renaming.
+
+One build (8 scenes of one novel, one scene of each of five decoy novels, short
+generations) is made once for the module; the tests check the question
+invariants on it, the renaming, the layouts, a resumed rebuild from the cache
+and byte-identical output for the same seed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from longread.benchmarks.narrativexl.build import (
+    BUILD_REPORT_FILE,
+    CACHE_DIR,
+    NarrativeXLBuildSettings,
+    build_narrativexl,
+)
+from longread.benchmarks.narrativexl.entities import EntityMap
+from longread.benchmarks.narrativexl.official import read_questions_shortform, read_tagseparated
+from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, ReadingBook
+from longread.benchmarks.narrativexl.summarise import SummarySettings
+from longread.errors import LongreadError
+from tests.models_fixtures import SHARED, tuned
+
+CORPUS = SHARED / "corpus" / "gutenberg"
+MAIN = CORPUS / "pg2852.txt.gz"  # The Hound of the Baskervilles
+DECOYS = [CORPUS / f"pg{n}.txt.gz" for n in (1342, 84, 120, 105, 174)]
+SETTINGS = NarrativeXLBuildSettings(
+    seed=3,
+    max_scenes=8,
+    summaries=SummarySettings(summary_max_tokens=32, distortion_max_tokens=32, hierarchical_max_tokens=32),
+)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and CACHE_DIR not in path.relative_to(root).parts
+    }
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("nxl") / "build"
+    report = build_narrativexl(
+        [MAIN],
+        out,
+        tuned("smollm2"),
+        SETTINGS,
+        decoy_sources=DECOYS,
+        decoy_max_scenes=1,
+        show_progress=False,
+    )
+    assert [book.role for book in report.books] == ["questions"] + ["decoys only"] * 5
+    assert report.generated > 0 and report.cached == 0
+    return out
+
+
+def _reading(built: Path) -> ReadingBook:
+    return ReadingBook.model_validate_json((built / "readalong" / "2852.json").read_text(encoding="utf-8"))
+
+
+def test_questions_keep_the_authors_rules_on_a_real_build(built: Path) -> None:
+    book = _reading(built)
+    assert len(book.scenes) == 8
+    assert book.questions, "a real build of 8 scenes gives read-along questions"
+    kinds = {q.question_type for q in book.questions}
+    assert {"lookahead", "change", "otherbook"} <= kinds
+    for question in book.questions:
+        assert len(question.options) == 6
+        assert question.options[-1].text == NONE_OF_THE_ABOVE
+        assert question.options[-1].source.kind in ("none", "otherbook", "lookahead", "change")
+        answer = question.options[question.answer]
+        if question.true_scene is None:
+            assert answer.text == NONE_OF_THE_ABOVE and question.retention_demand == question.when_asked
+        else:
+            assert answer.source.kind == "true" and answer.source.scene == question.true_scene
+            assert question.true_scene <= question.when_asked
+            assert question.retention_demand == question.when_asked - question.true_scene
+        for index, option in enumerate(question.options[:-1]):
+            if index == question.answer:
+                continue
+            source = option.source
+            assert source.kind == question.question_type
+            if source.kind == "lookahead":
+                assert source.book_id == "2852" and source.scene is not None
+                assert source.scene > question.when_asked, "a look-ahead decoy is an unread scene"
+            elif source.kind == "change":
+                assert source.book_id == "2852" and source.scene is not None
+                assert source.scene <= question.when_asked, "a change decoy distorts a read scene"
+            else:
+                assert source.book_id not in (None, "2852"), "an other-book decoy comes from another book"
+
+
+def test_names_are_replaced_everywhere_and_the_map_is_saved(built: Path) -> None:
+    names = EntityMap.load(built / "entity_maps" / "2852.json")
+    renamed = [entry for entry in names.entries if entry.original != entry.replacement]
+    assert renamed, "The Hound of the Baskervilles has characters to rename"
+    book = _reading(built)
+    texts = list(book.scenes) + [option.text for q in book.questions for option in q.options]
+    with gzip.open(MAIN, "rt", encoding="utf-8-sig") as fh:
+        original_text = fh.read()
+    checked = 0
+    for entry in renamed[:10]:
+        if not re.search(rf"\b{re.escape(entry.original)}\b", original_text):
+            continue
+        pattern = re.compile(rf"\b{re.escape(entry.original)}\b")
+        assert not any(pattern.search(text) for text in texts), f"{entry.original!r} left in the build"
+        checked += 1
+    assert checked >= 3
+    # other-book decoys read as if about this book's (renamed) people: their own originals are gone too
+    other = EntityMap.load(built / "entity_maps" / "1342.json")
+    top_other = [entry.original for entry in other.entries[:5]]
+    decoys = [o.text for q in book.questions for o in q.options if o.source.kind == "otherbook"]
+    for name in top_other:
+        assert not any(re.search(rf"\b{re.escape(name)}\b", text) for text in decoys), name
+
+
+def test_official_files_agree_with_the_longread_json(built: Path) -> None:
+    official = read_questions_shortform(built / "questions" / "2852.questions_shortform")
+    book = _reading(built)
+    assert official.scenes == tuple(scene.strip() for scene in book.scenes) or official.scenes == book.scenes
+    assert [q.answer for q in official.questions] == [q.answer for q in book.questions]
+    assert [q.retention_demand for q in official.questions] == [q.retention_demand for q in book.questions]
+    summaries = read_tagseparated(built / "books" / "2852.tagseparated")
+    assert len(summaries.scenes) == 8
+    assert {item.status for item in summaries.summaries} <= {"OK", "Warning", "Fail"}
+    report = json.loads((built / BUILD_REPORT_FILE).read_text(encoding="utf-8"))
+    assert report["books"][0]["book_id"] == "2852"
+    assert any("at most 8 scenes" in line for line in report["books"][0]["left_out"])
+
+
+def test_a_rebuild_from_the_cache_is_byte_identical_and_generates_nothing(
+    built: Path, tmp_path: Path
+) -> None:
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copytree(built / CACHE_DIR, again / CACHE_DIR)
+    report = build_narrativexl(
+        [MAIN],
+        again,
+        tuned("smollm2"),
+        SETTINGS,
+        decoy_sources=DECOYS,
+        decoy_max_scenes=1,
+        show_progress=False,
+    )
+    assert report.generated == 0 and report.cached > 0
+    first, second = _files(built), _files(again)
+    assert first.keys() == second.keys()
+    different = [name for name in first if first[name] != second[name]]
+    assert different == [], different
+    other_seed = tmp_path / "seed4"
+    other_seed.mkdir()
+    shutil.copytree(built / CACHE_DIR, other_seed / CACHE_DIR)
+    build_narrativexl(
+        [MAIN],
+        other_seed,
+        tuned("smollm2"),
+        SETTINGS.model_copy(update={"seed": 4}),
+        decoy_sources=DECOYS,
+        decoy_max_scenes=1,
+        show_progress=False,
+    )
+    third = _files(other_seed)
+    assert third["entity_maps/2852.json"] != first["entity_maps/2852.json"]
+    assert third["readalong/2852.json"] != first["readalong/2852.json"]
+
+
+def test_a_book_too_short_is_skipped_and_reported_while_the_rest_is_built(
+    built: Path, tmp_path: Path
+) -> None:
+    short = tmp_path / "short.txt"
+    short.write_text(
+        "CHAPTER I\n\nIt was a short story. It ended soon.\n\nCHAPTER II\n\nThe end.\n", encoding="utf-8"
+    )
+    out = tmp_path / "with-short"
+    out.mkdir()
+    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
+    report = build_narrativexl(
+        [short, MAIN],
+        out,
+        tuned("smollm2"),
+        SETTINGS,
+        decoy_sources=DECOYS,
+        decoy_max_scenes=1,
+        show_progress=False,
+    )
+    assert report.books[0].book_id == "2852"
+    assert len(report.skipped_books) == 1
+    name, reason = report.skipped_books[0]
+    assert "short" in name and "scene" in reason
+    assert any("skipped" in line and "short" in line for line in report.summary_lines())
+    with pytest.raises(LongreadError, match="no readable book"):
+        build_narrativexl([tmp_path / "missing.txt"], tmp_path / "none", tuned("smollm2"), SETTINGS)
