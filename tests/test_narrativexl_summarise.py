@@ -4,7 +4,9 @@ line it was writing) and hierarchical summaries."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import torch
 
 from longread.benchmarks.narrativexl import prompts
 from longread.benchmarks.narrativexl.generation_cache import GenerationCache, GenerationCacheError
-from longread.benchmarks.narrativexl.schema import Scene
+from longread.benchmarks.narrativexl.schema import Scene, SceneSummaries
 from longread.benchmarks.narrativexl.summarise import (
     SummarySettings,
     check_text,
@@ -148,14 +150,33 @@ def test_a_broken_line_in_the_middle_of_the_cache_is_an_error(tmp_path: Path) ->
 # ---------------------------------------------------------------- real model
 
 
-@needs_book
-def test_real_summaries_cache_and_resume_after_a_kill(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class FirstRun:
+    folder: Path
+    summaries: list[SceneSummaries]
+    made: int
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> FirstRun:
+    """One real SmolLM2 run over the two scenes (the tests copy its cache folder)."""
     torch.set_num_threads(1)
-    scenes = _scenes()
+    folder = tmp_path_factory.mktemp("first_run")
     backend = CountingBackend(tuned("smollm2"))
-    first = summarise_scenes(scenes, backend, GenerationCache(tmp_path), SETTINGS)
-    made = backend.generated
-    assert made >= 2 + 2 + 1  # two summaries, 2 + 1 distortions (and any retries)
+    summaries = summarise_scenes(_scenes(), backend, GenerationCache(folder), SETTINGS)
+    return FirstRun(folder, summaries, backend.generated)
+
+
+def _copy(run: FirstRun, to: Path) -> Path:
+    shutil.copytree(run.folder, to / "build")
+    return to / "build"
+
+
+@needs_book
+def test_real_summaries_have_statuses(first_run: FirstRun) -> None:
+    scenes = _scenes()
+    first = first_run.summaries
+    assert first_run.made >= 2 + 2 + 1  # two summaries, 2 + 1 distortions (and any retries)
     assert [s.index for s in first] == [0, 1]
     for item in first:
         assert item.status in ("OK", "Warning", "Fail")
@@ -165,36 +186,46 @@ def test_real_summaries_cache_and_resume_after_a_kill(tmp_path: Path) -> None:
             assert item.summary.strip() and item.summary not in scenes[item.index].text
             assert len(item.distorted) <= distortion_count(item.index, SETTINGS)
             assert all(d != item.summary for d in item.distorted)
+
+
+@needs_book
+def test_a_second_run_and_a_killed_run_regenerate_only_what_is_missing(
+    first_run: FirstRun, tmp_path: Path
+) -> None:
+    torch.set_num_threads(1)
+    scenes, first, made = _scenes(), first_run.summaries, first_run.made
+    folder = _copy(first_run, tmp_path)
+    backend = CountingBackend(tuned("smollm2"))
     # A second run over the same directory asks the model nothing and gives the same summaries.
-    cache = GenerationCache(tmp_path)
+    cache = GenerationCache(folder)
     assert len(cache) == made and cache.dropped_tail is None
     assert summarise_scenes(scenes, backend, cache, SETTINGS) == first
-    assert backend.generated == made and cache.hits == made and cache.made == 0
+    assert backend.generated == 0 and cache.hits == made and cache.made == 0
     # A kill while writing the last line: half of it is on disk. Only that generation is redone.
-    path = tmp_path / "generations.jsonl"
+    path = folder / "generations.jsonl"
     data = path.read_bytes()
     last_start = data.rstrip(b"\n").rfind(b"\n") + 1
     path.write_bytes(data[: last_start + (len(data) - last_start) // 2])
-    resumed_cache = GenerationCache(tmp_path)
+    resumed_cache = GenerationCache(folder)
     assert resumed_cache.dropped_tail and len(resumed_cache) == made - 1
     resumed = summarise_scenes(scenes, backend, resumed_cache, SETTINGS)
-    assert backend.generated == made + 1 and resumed_cache.made == 1
+    assert backend.generated == 1 and resumed_cache.made == 1
     assert resumed == first
     assert path.read_bytes() == data
 
 
 @needs_book
-def test_real_hierarchical_summaries_merge_to_one(tmp_path: Path) -> None:
+def test_real_hierarchical_summaries_merge_to_one(first_run: FirstRun, tmp_path: Path) -> None:
     torch.set_num_threads(1)
-    scenes = _scenes()
+    summaries = first_run.summaries
     backend = CountingBackend(tuned("smollm2"))
-    cache = GenerationCache(tmp_path)
-    summaries = summarise_scenes(scenes, backend, cache, SETTINGS)
+    cache = GenerationCache(_copy(first_run, tmp_path))
     kept = [s for s in summaries if s.summary is not None]
     if len(kept) < 2:
         pytest.fail(f"SmolLM2 gave fewer than two usable summaries: {[s.comment for s in summaries]}")
     settings = SETTINGS.model_copy(update={"meta_chunk_chars": 100_000})
     hierarchy = hierarchical_summaries("pg1342", summaries, backend, cache, settings)
+    assert backend.generated == 2  # one merge, one distorted merge
     levels = [h.level for h in hierarchy]
     assert levels == [0, 0, 1]
     top = hierarchy[-1]
@@ -203,4 +234,4 @@ def test_real_hierarchical_summaries_merge_to_one(tmp_path: Path) -> None:
     assert all(h.false is None or h.false in s.distorted for h, s in zip(hierarchy[:2], kept, strict=True))
     assert top.false is None or top.false != top.true
     again = hierarchical_summaries("pg1342", summaries, backend, cache, settings)
-    assert again == hierarchy
+    assert again == hierarchy and backend.generated == 2

@@ -185,7 +185,7 @@ def test_questions_arrive_in_reading_order_and_rows_say_what_was_read(
     assert sum(row.correct for row in rows) >= 4  # perfect recall finds the read sentence
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["chance"] == pytest.approx(1 / 4)
-    assert results["x_axis"]["field"] == "retention_demand"
+    assert results["x_axis"]["field"] == "retention_bucket"
     assert {"accuracy", "accuracy_mean", "accuracy_sum"} <= set(results["overall"]["metrics"])
 
 
@@ -316,3 +316,15 @@ def test_summaries_task_on_smollm2(tmp_path: Path) -> None:
     assert not outcome.errors and outcome.results["counts"]["samples"] == 3
     accuracy = outcome.results["overall"]["metrics"]["accuracy"]
     assert accuracy["n"] == 3 and accuracy["ci_low"] <= accuracy["value"] <= accuracy["ci_high"]
+
+
+def test_retention_buckets_double_and_sort_in_numeric_order() -> None:
+    from longread.benchmarks.narrativexl.task import retention_bucket
+    from longread.metrics import group_sort_key
+
+    labels = [retention_bucket(d) for d in (0, 1, 2, 3, 4, 7, 8, 15, 16, 150)]
+    assert labels == ["0", "1", "2–3", "2–3", "4–7", "4–7", "8–15", "8–15", "16–31", "128–255"]
+    shuffled = ["16–31", "2–3", "128–255", "0", "8–15", "1", "4–7"]
+    assert sorted(shuffled, key=group_sort_key) == ["0", "1", "2–3", "4–7", "8–15", "16–31", "128–255"]
+    with pytest.raises(ValueError):
+        retention_bucket(-1)

@@ -411,6 +411,18 @@ def eval_command(
             "(NarrativeXL), only the question and its options.",
         ),
     ] = False,
+    scoring: Annotated[
+        str | None,
+        typer.Option(help="Shorthand for -o scoring=…: mean (log-prob per token) or sum, where a task has it."),
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(help="Shorthand for -o window=N: NarrativeXL's reading window in book tokens."),
+    ] = None,
+    stride: Annotated[
+        int | None,
+        typer.Option(help="Shorthand for -o stride=N: how far the full reading window moves (default W/2)."),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")] = None,
     sample: Annotated[
         int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")
@@ -447,6 +459,9 @@ def eval_command(
         settings["truncate"] = str(truncate).lower()
     if options_only:
         settings["options_only"] = "true"
+    for key, value in (("scoring", scoring), ("window", window), ("stride", stride)):
+        if value is not None:
+            settings[key] = str(value)
     try:
         chosen = make_task(task, settings)
         backend = backend_from_options(

@@ -9,6 +9,7 @@ Invalid counts (negative, more successes than trials) are errors.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
@@ -89,9 +90,15 @@ def accuracy_by(
 
 
 def group_sort_key(group: Hashable) -> tuple[int, float, str]:
-    """Numbers first in numeric order (so 1024 follows 512), then everything else as text."""
+    """Numbers first in numeric order (so 1024 follows 512), then everything else as text.
+
+    A label that starts with a number (a bucket such as ``2–3`` or ``64+``) sorts by that number.
+    """
     if isinstance(group, int | float) and not isinstance(group, bool):
         return (0, float(group), "")
+    leading = re.match(r"\d+(?:\.\d+)?", str(group))
+    if leading is not None:
+        return (0, float(leading.group()), str(group))
     return (1, 0.0, str(group))
 
 

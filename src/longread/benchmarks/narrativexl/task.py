@@ -2,7 +2,7 @@
 
 Instance = one book; samples = its questions in reading order (the runner sends
 them in that order, so a read-along backend reads on instead of starting over);
-x = retention demand (scenes between the true scene and the reading position).
+x = retention demand (scenes between the true scene and the reading position), in doubling buckets.
 A question asked at ``when_asked`` is answered after reading scenes
 ``0..when_asked``.
 
@@ -109,6 +109,8 @@ class NarrativeXLRow(SampleRow):
     scenes_read: int
     """Scenes the model read before the question (0 with options_only)."""
     retention_demand: int
+    retention_bucket: str = ""
+    """The x-axis: retention demand in doubling buckets (0, 1, 2–3, 4–7, …), see :func:`retention_bucket`."""
     question_type: str
     answer: int
     """0-based index of the right option."""
@@ -146,6 +148,16 @@ def _judge(values: Sequence[float], answer: int) -> tuple[int, bool, bool]:
     return prediction, values[answer] == best and not tie, tie
 
 
+def retention_bucket(demand: int) -> str:
+    """Doubling buckets (0, 1, 2–3, 4–7 …): a book of 150 scenes gives ~9 points, each with questions."""
+    if demand < 0:
+        raise ValueError(f"a retention demand is never negative, got {demand}")
+    if demand < 2:
+        return str(demand)
+    low = 1 << (demand.bit_length() - 1)
+    return f"{low}–{2 * low - 1}"
+
+
 def parse_answer_number(text: str, n_options: int) -> int | None:
     """0-based option of the first number in ``text`` (1-based there), None if there is none in range."""
     found = re.search(r"\d+", text)
@@ -169,7 +181,7 @@ class NarrativeXLTask:
     settings_model: ClassVar[type[TaskSettings]] = NarrativeXLSettings
     row_model: ClassVar[type[SampleRow]] = NarrativeXLRow
     request_kinds: ClassVar[tuple[str, ...]] = (READ_ALONG, LOGLIKELIHOOD)
-    x_axis: ClassVar[XAxis] = XAxis("retention_demand", "retention demand (scenes)", "linear")
+    x_axis: ClassVar[XAxis] = XAxis("retention_bucket", "retention demand (scenes ago, bucketed)", "category")
     primary_metric: ClassVar[str] = "accuracy"
     report_extras: ClassVar[tuple[str, ...]] = ("none_is_answer", "predicted_none", "window_cut")
     report_group_by: ClassVar[tuple[str, ...]] = ("question_type",)
@@ -197,7 +209,7 @@ class NarrativeXLTask:
                 key=question.id,
                 instance_id=instance.book_id,
                 instance=instance,
-                x=question.retention_demand,
+                x=retention_bucket(question.retention_demand),
                 group=instance.book_id,
             )
             for _, question in ordered
@@ -268,6 +280,7 @@ class NarrativeXLTask:
             "when_asked": question.when_asked,
             "scenes_read": 0 if settings.options_only else question.when_asked + 1,
             "retention_demand": question.retention_demand,
+            "retention_bucket": retention_bucket(question.retention_demand),
             "question_type": question.question_type,
             "answer": question.answer,
             "none_is_answer": question.none_is_answer,
