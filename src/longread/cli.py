@@ -413,7 +413,7 @@ def eval_command(
     ] = False,
     scoring: Annotated[
         str | None,
-        typer.Option(help="Shorthand for -o scoring=…: mean (log-prob per token) or sum, where a task has it."),
+        typer.Option(help="Shorthand for -o scoring=…: mean (log-prob per token) or sum."),
     ] = None,
     window: Annotated[
         int | None,
