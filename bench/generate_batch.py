@@ -15,8 +15,6 @@ import gzip
 import time
 from pathlib import Path
 
-import torch
-
 from longread.models.hf_backend import HFBackend
 from longread.models.registry import load_backend
 from longread.models.requests import ChatPrompt, GenerateRequest
@@ -48,8 +46,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--chars", type=int, default=1200, help="scene size in characters (varied ±50%%)")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    backend = load_backend("smollm2")
+    backend = load_backend("smollm2", threads=args.threads)
     assert isinstance(backend, HFBackend)
     sizes = [int(args.chars * (0.5 + (i % 5) / 4)) for i in range(args.prompts)]
     requests = [

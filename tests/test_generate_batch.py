@@ -28,6 +28,7 @@ def _summarise(excerpt: str) -> ChatPrompt:
 
 def _smollm2(preferred_batch: int) -> HFBackend:
     backend = tuned("smollm2")
+    torch.set_num_threads(1)  # after loading: load_backend sets its own default
     backend.preferred_batch = preferred_batch
     return backend
 
@@ -64,7 +65,6 @@ def test_chat_role_and_temperature_are_checked() -> None:
 
 @needs_book
 def test_batched_generation_equals_one_at_a_time_on_real_scenes() -> None:
-    torch.set_num_threads(1)
     requests = [
         GenerateRequest(_summarise(_excerpt("It is a truth universally acknowledged", 700)), max_tokens=20),
         GenerateRequest(_summarise(_excerpt("Mr. Bennet was among the earliest", 300)), max_tokens=12),
@@ -96,7 +96,6 @@ def test_batched_generation_equals_one_at_a_time_on_real_scenes() -> None:
 
 @needs_book
 def test_seeded_sampling_repeats_and_the_seed_matters() -> None:
-    torch.set_num_threads(1)
     prompt = _summarise(_excerpt("Mr. Bennet was among the earliest", 300))
     backend = _smollm2(1)
     first, again, other = backend.generate(

@@ -33,6 +33,14 @@ SETTINGS = SummarySettings(
 )
 
 
+def _counting_smollm2() -> CountingBackend:
+    """SmolLM2 on 1 thread (set AFTER loading: load_backend sets its own default, and the thread count is
+    part of the model fingerprint the cache keys use)."""
+    backend = CountingBackend(tuned("smollm2"))
+    torch.set_num_threads(1)
+    return backend
+
+
 class CountingBackend:
     """The real backend underneath; only counts the generation requests that reach it."""
 
@@ -160,9 +168,8 @@ class FirstRun:
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory: pytest.TempPathFactory) -> FirstRun:
     """One real SmolLM2 run over the two scenes (the tests copy its cache folder)."""
-    torch.set_num_threads(1)
     folder = tmp_path_factory.mktemp("first_run")
-    backend = CountingBackend(tuned("smollm2"))
+    backend = _counting_smollm2()
     summaries = summarise_scenes(_scenes(), backend, GenerationCache(folder), SETTINGS)
     return FirstRun(folder, summaries, backend.generated)
 
@@ -192,10 +199,9 @@ def test_real_summaries_have_statuses(first_run: FirstRun) -> None:
 def test_a_second_run_and_a_killed_run_regenerate_only_what_is_missing(
     first_run: FirstRun, tmp_path: Path
 ) -> None:
-    torch.set_num_threads(1)
     scenes, first, made = _scenes(), first_run.summaries, first_run.made
     folder = _copy(first_run, tmp_path)
-    backend = CountingBackend(tuned("smollm2"))
+    backend = _counting_smollm2()
     # A second run over the same directory asks the model nothing and gives the same summaries.
     cache = GenerationCache(folder)
     assert len(cache) == made and cache.dropped_tail is None
@@ -216,9 +222,8 @@ def test_a_second_run_and_a_killed_run_regenerate_only_what_is_missing(
 
 @needs_book
 def test_real_hierarchical_summaries_merge_to_one(first_run: FirstRun, tmp_path: Path) -> None:
-    torch.set_num_threads(1)
     summaries = first_run.summaries
-    backend = CountingBackend(tuned("smollm2"))
+    backend = _counting_smollm2()
     cache = GenerationCache(_copy(first_run, tmp_path))
     kept = [s for s in summaries if s.summary is not None]
     if len(kept) < 2:
