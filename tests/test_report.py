@@ -186,3 +186,24 @@ def test_an_options_only_run_is_named_and_drawn_as_a_baseline(
         ("smollm2", False),
     ]
     assert png_size((tmp_path / "curve.png").read_bytes())[0] > 0
+
+
+def test_group_by_counts_only_the_samples_of_the_last_selection(tmp_path: Path) -> None:
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+    from longread.benchmarks.chapterbreak.io import write_instances
+    from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+    from longread.evaluation import RunOptions, run_task
+    from tests.fake_backends import ScriptedLM
+    from tests.helpers import synthetic_book
+
+    data = tmp_path / "cb.jsonl"
+    instances = build_book(synthetic_book(12, book_id="b"), BuildOptions(prefix_tokens=300)).instances
+    write_instances(instances, data)
+    task = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,)))
+    run = tmp_path / "run"
+    run_task(task, data, ScriptedLM(), run, RunOptions(show_progress=False))
+    run_task(task, data, ScriptedLM(), run, RunOptions(show_progress=False, limit=2, resume=True))
+    files = build_report([run], tmp_path / "report", group_by=["book_id"])
+    main, grouped = files.table.split("\n\n")
+    assert "| 32 | 2 |" in main
+    assert "(n=2)" in grouped.splitlines()[-1]

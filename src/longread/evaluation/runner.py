@@ -128,6 +128,7 @@ def run_task(
                 )
         rows = [row for row in read_typed_rows(run.path, task.row_model) if row.key in wanted]
         outcome.results = summarise_rows(task, rows, str(model.get("name", "model")))
+        run.write_selection(wanted)
         run.write_results(outcome.results)
     return outcome
 

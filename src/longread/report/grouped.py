@@ -9,6 +9,7 @@ task gets this without report code.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from longread.metrics import group_sort_key
 from longread.report.load import MetricValue, RunReport
 from longread.report.plot import Series, draw_curves
 from longread.report.table import format_x, task_title
+from longread.runs.run_dir import SELECTION_FILE
 
 
 class GroupFieldError(LongreadError):
@@ -45,6 +47,9 @@ def grouped_lines(runs: Sequence[RunReport], fields: Sequence[str]) -> list[Grou
         if metric is None:
             raise GroupFieldError(f"{run.path}: task {run.task!r} has no metric {metric_name!r}")
         rows = read_typed_rows(Path(run.path), task.row_model)
+        selected = _selected_keys(Path(run.path))
+        if selected is not None:  # a run resumed with a smaller --sample keeps the other rows on disk
+            rows = [row for row in rows if row.key in selected]
         groups: dict[tuple[str, ...], dict[Any, list[Any]]] = {}
         for row in rows:
             key = tuple(_field(run.path, row, name) for name in fields)
@@ -88,6 +93,18 @@ def plot_grouped_curves(runs: Sequence[RunReport], fields: Sequence[str], path: 
     if not several_runs and runs:
         title += f" — {runs[0].label}"
     return draw_curves(series, runs, metric_name, title, path)
+
+
+def _selected_keys(run_dir: Path) -> set[str] | None:
+    """The keys the run's results cover (``selection.json``), or None for runs written before it existed."""
+    path = run_dir / SELECTION_FILE
+    if not path.exists():
+        return None
+    try:
+        keys = json.loads(path.read_text(encoding="utf-8"))["keys"]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise GroupFieldError(f"{path}: not a selection file; rerun the evaluation with --resume") from None
+    return {str(key) for key in keys}
 
 
 def _field(path: Path, row: Any, name: str) -> str:

@@ -22,7 +22,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,7 +50,9 @@ SAMPLES_FILE = "samples.jsonl"
 ERRORS_FILE = "errors.jsonl"
 RESULTS_FILE = "results.json"
 TIMING_FILE = "timing.json"
-RUN_FILES = (CONFIG_FILE, SAMPLES_FILE, ERRORS_FILE, RESULTS_FILE, TIMING_FILE)
+SELECTION_FILE = "selection.json"
+"""The sample keys the last session summarised (samples.jsonl may hold more, from a larger --sample)."""
+RUN_FILES = (CONFIG_FILE, SAMPLES_FILE, ERRORS_FILE, RESULTS_FILE, TIMING_FILE, SELECTION_FILE)
 RESULTS_SCHEMA_VERSION = 1
 # A killed session still leaves its wall time in timing.json, to within this many seconds.
 TIMING_CHECKPOINT_S = 30.0
@@ -214,6 +216,12 @@ class RunDir:
         target = self.path / RESULTS_FILE
         self._write_file(target, _pretty_json(_json_safe({**results, "run": facts})))
         self._write_timing()
+        return target
+
+    def write_selection(self, keys: Iterable[str]) -> Path:
+        """Record which sample keys this session's results cover (sorted: deterministic bytes)."""
+        target = self.path / SELECTION_FILE
+        self._write_file(target, _pretty_json({"keys": sorted(keys)}))
         return target
 
     def timing(self) -> RunTiming:
