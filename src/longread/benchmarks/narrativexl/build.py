@@ -259,7 +259,9 @@ def build_narrativexl(
         outcome = outcomes[book_id]
         if book_id in decoy_ids:
             outcome.role = "decoys only"
-            (out / "books").mkdir(parents=True, exist_ok=True)
+            for folder in ("books", "entity_maps"):
+                (out / folder).mkdir(parents=True, exist_ok=True)
+            maps[book_id].save(out / "entity_maps" / f"{book_id}.json")
             if settings.substitute_names:
                 summaries_of_book = _rename_summaries(summaries_of_book, maps[book_id])
             write_tagseparated(summaries_of_book, out / "books" / f"{book_id}.tagseparated")
@@ -409,7 +411,4 @@ def _write_book(
             for item in corrections
         ),
     )
-    atomic_write_text(
-        out / "entity_maps" / f"{book_id}.json",
-        json.dumps(names.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n",
-    )
+    names.save(out / "entity_maps" / f"{book_id}.json")
