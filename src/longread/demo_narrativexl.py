@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
+from longread.benchmarks.narrativexl.summarise import SummarySettings
 from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeXLTask
 from longread.demo import bundled_books
 from longread.evaluation.runner import RunOptions, run_task
@@ -24,8 +25,10 @@ from longread.report.build import build_report
 
 DEMO_BOOK = "pg1342"
 """Pride and Prejudice."""
-DEMO_SCENES = 24
-DECOY_SCENES = 6
+DEMO_SCENES = 16
+DECOY_SCENES = 3
+DEMO_SUMMARY_TOKENS = 128
+"""Summaries and distortions of at most 128 tokens (the build's default is 192): a shorter demo."""
 
 
 def run_narrativexl_demo(
@@ -46,7 +49,13 @@ def run_narrativexl_demo(
         main,
         data,
         backend,
-        NarrativeXLBuildSettings(seed=0, max_scenes=scenes),
+        NarrativeXLBuildSettings(
+            seed=0,
+            max_scenes=scenes,
+            summaries=SummarySettings(
+                summary_max_tokens=DEMO_SUMMARY_TOKENS, distortion_max_tokens=DEMO_SUMMARY_TOKENS
+            ),
+        ),
         decoy_sources=decoys,
         decoy_max_scenes=decoy_scenes,
         log=lambda line: typer.echo("   " + line),
