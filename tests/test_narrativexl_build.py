@@ -157,7 +157,7 @@ def test_a_rebuild_from_the_cache_is_byte_identical_and_generates_nothing(
     first, second = _files(built), _files(again)
     assert first.keys() == second.keys()
     different = [name for name in first if first[name] != second[name]]
-    assert different == [], different
+    assert different == [], different  # build_report.json included: a resumed build reports the same
     other_seed = tmp_path / "seed4"
     other_seed.mkdir()
     shutil.copytree(built / CACHE_DIR, other_seed / CACHE_DIR)

@@ -132,7 +132,8 @@ class NarrativeXLBuildReport:
         return {
             "books": [vars(book) for book in self.books],
             "skipped_books": [{"book": book, "reason": reason} for book, reason in self.skipped_books],
-            "generations": {"made_now": self.generated, "from_cache": self.cached},
+            # made now vs from the cache differ between a fresh and a resumed build; the file must not
+            "generations": self.generated + self.cached,
         }
 
     def summary_lines(self) -> list[str]:
