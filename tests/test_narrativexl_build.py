@@ -178,9 +178,14 @@ def test_a_rebuild_from_the_cache_is_byte_identical_and_generates_nothing(
 def test_a_book_too_short_is_skipped_and_reported_while_the_rest_is_built(
     built: Path, tmp_path: Path
 ) -> None:
+    from longread.documents.reader import read_book
+
+    # three real chapters cut to 1,500 characters each: a book, but far too little narrative for 10 scenes
+    chapters = read_book(DECOYS[0]).chapters[:3]
     short = tmp_path / "short.txt"
     short.write_text(
-        "CHAPTER I\n\nIt was a short story. It ended soon.\n\nCHAPTER II\n\nThe end.\n", encoding="utf-8"
+        "".join(f"CHAPTER {n}\n\n{chapter.text[:1500]}\n\n\n" for n, chapter in enumerate(chapters, 1)),
+        encoding="utf-8",
     )
     out = tmp_path / "with-short"
     out.mkdir()
