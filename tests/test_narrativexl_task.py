@@ -328,3 +328,27 @@ def test_retention_buckets_double_and_sort_in_numeric_order() -> None:
     assert sorted(shuffled, key=group_sort_key) == ["0", "1", "2–3", "4–7", "8–15", "16–31", "128–255"]
     with pytest.raises(ValueError):
         retention_bucket(-1)
+
+
+def test_a_run_killed_inside_a_book_keeps_the_questions_it_answered(build_dir: Path, tmp_path: Path) -> None:
+    """A book's questions form one long wave: rows are stored after every backend call, not at its end."""
+
+    class Killed(BaseException):
+        pass
+
+    class DiesOnThirdCall(ScriptedReader):
+        def read_along(self, requests, progress=None):  # type: ignore[no-untyped-def]
+            if len(self.calls) == 2:
+                raise Killed
+            return super().read_along(requests, progress)
+
+    run = tmp_path / "run"
+    with pytest.raises(Killed):
+        dying = DiesOnThirdCall(score=_true_wins, preferred_batch=1)
+        run_task(NarrativeXLTask(), build_dir, dying, run, quiet())
+    kept = read_typed_rows(run, NarrativeXLRow)
+    assert [row.scenes_read for row in kept] == [2, 3]  # the first book's first two questions survived
+    reader = ScriptedReader(score=_true_wins)
+    run_task(NarrativeXLTask(), build_dir, reader, run, quiet(resume=True))
+    assert reader.asked[0] == ("frankenstein", 4)
+    assert len(read_typed_rows(run, NarrativeXLRow)) == 6

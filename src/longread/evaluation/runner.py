@@ -156,21 +156,25 @@ def _run_chunk(
             members.sort(key=lambda s: (s.context_budget is None, s.context_budget or 0))
             queues.append(deque(members))
     while queues:
-        wave = [queue.popleft() for queue in queues]
-        answers = _answer(task, kind, backend, wave, batch, outcome, run)
+        wave = [(queue.popleft(), queue) for queue in queues]
         still_open: list[deque[Sample[Any]]] = []
-        for sample, queue in zip(wave, queues, strict=True):
-            result = answers.get(sample.key)
-            if result is not None:
-                _store(task, kind, run, sample, result, False, outcome, progress, on_row)
-                if queue and sample.reuse_group is not None and context_was_cut(result) is False:
-                    # The whole context fitted: a larger budget would send the very same request.
-                    while queue:
-                        _store(task, kind, run, queue.popleft(), result, True, outcome, progress, on_row)
-            else:
-                progress.update(items=1, tokens=0)
-            if queue:
-                still_open.append(queue)
+        # One backend call per part of the wave, and its rows stored before the next call: a long wave
+        # (a NarrativeXL book's questions) never holds finished work in memory only.
+        for start in range(0, len(wave), batch):
+            part = wave[start : start + batch]
+            answers = _answer(task, kind, backend, [sample for sample, _ in part], batch, outcome, run)
+            for sample, queue in part:
+                result = answers.get(sample.key)
+                if result is not None:
+                    _store(task, kind, run, sample, result, False, outcome, progress, on_row)
+                    if queue and sample.reuse_group is not None and context_was_cut(result) is False:
+                        # The whole context fitted: a larger budget would send the very same request.
+                        while queue:
+                            _store(task, kind, run, queue.popleft(), result, True, outcome, progress, on_row)
+                else:
+                    progress.update(items=1, tokens=0)
+                if queue:
+                    still_open.append(queue)
         queues = still_open
 
 
