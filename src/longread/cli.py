@@ -587,10 +587,10 @@ def demo_narrativexl_command(
         "demo-out/narrativexl"
     ),
     model: Annotated[str, typer.Option(help="Model that summarises and answers.")] = "smollm2",
-    scenes: Annotated[int, typer.Option(help="Scenes of Pride and Prejudice read.")] = 16,
+    scenes: Annotated[int, typer.Option(help="Scenes of Pride and Prejudice read.")] = 12,
     decoy_scenes: Annotated[
         int, typer.Option(help="Scenes of each other bundled book summarised for other-book decoys.")
-    ] = 3,
+    ] = 2,
 ) -> None:
     """Build NarrativeXL from a bundled novel with SmolLM2, evaluate it read-along and options-only, and draw
     the forgetting curve per question type."""

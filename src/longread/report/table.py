@@ -7,7 +7,11 @@ from collections.abc import Sequence
 
 from longread.report.load import MetricValue, RunReport
 
-_TASK_TITLES = {"chapterbreak": "ChapterBreak"}
+_TASK_TITLES = {
+    "chapterbreak": "ChapterBreak",
+    "narrativexl": "NarrativeXL",
+    "narrativexl-summaries": "NarrativeXL summaries",
+}
 
 
 def task_title(runs: Sequence[RunReport]) -> str:
