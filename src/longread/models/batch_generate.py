@@ -145,7 +145,19 @@ def generate_one(
 ) -> Decoded:
     """The reference path: prefill ``prompt[:-1]`` in chunks, then one token per forward."""
     state = prefill(model, decoding.prompt[:-1], prefill_chunk, progress)
-    cache = state.cache
+    return decode_on_cache(model, tokenizer, state.cache, decoding, progress)
+
+
+@torch.inference_mode()
+def decode_on_cache(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    cache: DynamicCache,
+    decoding: Decoding,
+    progress: Progress | None = None,
+) -> Decoded:
+    """Feed ``decoding.prompt[-1]`` on a cache that holds the rest of the prompt, then one token per forward
+    until eos, a stop string or ``max_tokens`` (the cache grows in place)."""
     device = _device(model)
     row = RowState(decoding, tokenizer, tokenizer.eos_token_id)
     next_id: int | None = decoding.prompt[-1]

@@ -31,8 +31,10 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from transformers.cache_utils import DynamicCache
 
+from longread.models.batch_generate import Decoding, decode_on_cache
 from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.requests import (
+    STOPPED_BY_EOS,
     ContinuationScore,
     Progress,
     ReadAlongRequest,
@@ -291,32 +293,15 @@ class ReadAlongEngine:
         self, prefix: _ForkedPrefix, last: int, request: ReadAlongRequest, progress: Progress | None
     ) -> tuple[str, int]:
         """Greedy generation after the prompt on a fork of the question state: (text, tokens fed)."""
-        cache = prefix.growable_copy()
-        device = next(self.model.parameters()).device
-        eos = self.tokenizer.eos_token_id
-        next_id = last
-        generated: list[int] = []
-        text = ""
-        fed = 0
-        for _ in range(request.generate_tokens):
-            fed += 1
-            logits = self.model(
-                input_ids=torch.tensor([[next_id]], device=device),
-                past_key_values=cache,
-                use_cache=True,
-                logits_to_keep=1,
-            ).logits[0, -1]
-            if progress is not None:
-                progress(1)
-            next_id = int(logits.argmax())
-            if next_id == eos:
-                break
-            generated.append(next_id)
-            text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
-            cut = min((text.find(s) for s in request.stop if s in text), default=-1)
-            if cut >= 0:
-                return text[:cut], fed
-        return text, fed
+        decoded = decode_on_cache(
+            self.model,
+            self.tokenizer,
+            prefix.growable_copy(),
+            Decoding(prompt=(last,), max_tokens=request.generate_tokens, stop=tuple(request.stop)),
+            progress,
+        )
+        # one forward per generated token, plus the one that chose the end-of-text token
+        return decoded.text, decoded.n_generated_tokens + int(decoded.stopped_by == STOPPED_BY_EOS)
 
     def answer(
         self, requests: Sequence[ReadAlongRequest], progress: Progress | None = None

@@ -125,17 +125,6 @@ class OfficialFormatError(BadInputError):
     the first scene is row 2), what is wrong and what to do.
     """
 
-    def __init__(
-        self,
-        path: str | Path | None,
-        problem: str,
-        hint: str = "",
-        *,
-        line: int | None = None,
-        item: str | None = None,
-    ) -> None:
-        super().__init__(path, problem, hint, line=line, item=item)
-
 
 def _row_error(path: str | Path, book_id: str, row: int, problem: str, hint: str = "") -> OfficialFormatError:
     return OfficialFormatError(
