@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.longread-installed
 TEST_STAMP := $(VENV)/.longread-test-installed
-APT_PACKAGES :=
+# WordNet 3.0 for METEOR (nltk reads a copy the package makes: longread.metrics.wordnet).
+APT_PACKAGES := wordnet-base wordnet-sense-index
 DEMO_OUT ?= demo-out
 # Models and tokenizers load from local files only; never wait on a hub.
 export HF_HUB_OFFLINE := 1
