@@ -495,12 +495,20 @@ def eval_command(
     typer.echo(f"plot: {files.plot}")
     if files.grouped_plot is not None:
         typer.echo(f"plot: {files.grouped_plot}")
+    if outcome.input_problems:
+        typer.echo(
+            f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
+            f"(listed in {out}/results.json under input_problems):"
+        )
+        for problem in outcome.input_problems:
+            typer.echo(f"  {problem}")
     if outcome.errors:
         typer.echo(
             f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):"
         )
         for key, message in outcome.errors:
             typer.echo(f"  {key}: {message}")
+    if outcome.errors or outcome.input_problems:
         raise typer.Exit(code=1)
 
 

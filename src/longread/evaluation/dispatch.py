@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from longread.errors import LongreadError
+from longread.models.request_groups import GroupResult, ask_grouped
 from longread.models.requests import (
     GENERATE,
     LANGUAGE_MODEL_CAPABILITIES,
@@ -54,7 +55,11 @@ def choose_request_kind(task_name: str, wanted: Sequence[str], backend: object) 
 
 
 def ask(backend: Any, kind: str, requests: Sequence[Any], progress: Progress | None) -> list[Any]:
-    """Send ``requests`` (all of one kind) to the backend method of that kind."""
+    """Send ``requests`` (all of one kind; :class:`RequestGroup` parts flattened into the same call)."""
+    return ask_grouped(lambda flat: _ask_flat(backend, kind, flat, progress), requests)
+
+
+def _ask_flat(backend: Any, kind: str, requests: Sequence[Any], progress: Progress | None) -> list[Any]:
     if kind == LOGLIKELIHOOD:
         answers = backend.loglikelihood(requests, progress)
     elif kind == RANK:
@@ -65,6 +70,9 @@ def ask(backend: Any, kind: str, requests: Sequence[Any], progress: Progress | N
         answers = backend.loglikelihood_rolling(requests, progress)
     elif kind == READ_ALONG:
         answers = backend.read_along(requests, progress)
+    elif kind in capabilities_of(backend) and callable(getattr(backend, kind, None)):
+        # A kind only some backends answer (a style classifier's ``pair_scores``): its method has its name.
+        answers = getattr(backend, kind)(requests, progress)
     else:
         raise ValueError(f"unknown request kind {kind!r}")
     results = list(answers)
@@ -75,6 +83,9 @@ def ask(backend: Any, kind: str, requests: Sequence[Any], progress: Progress | N
 
 def context_was_cut(result: Any) -> bool | None:
     """Whether the model read less context than the request held; None where a result cannot tell."""
+    if isinstance(result, GroupResult):
+        parts = [context_was_cut(part) for part in result.parts]
+        return True if any(parts) else (None if None in parts else False)
     if isinstance(result, LoglikelihoodResult | RankResult):
         return result.context_tokens_kept < result.context_tokens_original
     if isinstance(result, ReadAlongResult):
@@ -88,6 +99,8 @@ def context_was_cut(result: Any) -> bool | None:
 
 def tokens_of(result: Any) -> int:
     """Model tokens a result took (for tokens/s): context kept plus what was scored or generated."""
+    if isinstance(result, GroupResult):
+        return sum(tokens_of(part) for part in result.parts)
     if isinstance(result, LoglikelihoodResult):
         return result.context_tokens_kept + sum(score.n_tokens for score in result.scores)
     if isinstance(result, RankResult):

@@ -70,6 +70,8 @@ class RunOutcome:
     skipped_done: int = 0
     instances: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
+    input_problems: list[str] = field(default_factory=list)
+    """Items of the data that could not be read (bad lines), each naming its file and line."""
 
 
 OnRow = Callable[[SampleRow], None]
@@ -87,8 +89,12 @@ def run_task(
     """Evaluate ``backend`` on ``task``'s instances in ``data``, appending each finished sample to the run."""
     kind = choose_request_kind(task.name, task.request_kinds, backend)
     instances = task.load(data)
+    # Lines of the data the task could not read (named by file and line): the run goes on without them
+    # and they are reported at the end and in results.json.
+    input_problems = [str(problem) for problem in getattr(task, "input_problems", list)()]
     if not instances:
-        raise LongreadError(f"{data}: no instances to evaluate")
+        listing = "".join(f"\n  {problem}" for problem in input_problems[:20])
+        raise LongreadError(f"{data}: no instances to evaluate{listing}")
     samples_by_instance = [task.samples(instance) for instance in instances]
     chosen = select(
         [samples for samples in samples_by_instance if samples],
@@ -105,7 +111,9 @@ def run_task(
         settings=task.settings.model_dump(mode="json"),
         runtime=options.runtime(),
     )
-    outcome = RunOutcome(run_dir=run_path, results={}, request_kind=kind, instances=len(chosen))
+    outcome = RunOutcome(
+        run_dir=run_path, results={}, request_kind=kind, instances=len(chosen), input_problems=input_problems
+    )
     wanted = {sample.key for samples in chosen for sample in samples}
     if len(wanted) != sum(len(samples) for samples in chosen):
         raise LongreadError(f"{data}: two samples share a key — are instance ids unique in this file?")
@@ -128,6 +136,8 @@ def run_task(
                 )
         rows = [row for row in read_typed_rows(run.path, task.row_model) if row.key in wanted]
         outcome.results = summarise_rows(task, rows, str(model.get("name", "model")))
+        if input_problems:
+            outcome.results["input_problems"] = input_problems
         run.write_selection(wanted)
         run.write_results(outcome.results)
     return outcome
