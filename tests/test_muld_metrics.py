@@ -342,7 +342,7 @@ def _vlsp_rows(n: int) -> tuple[list[str], list[list[str]]]:
 def test_metrics_on_real_vlsp_theses_and_bootstrap_cost(wordnet_root: Path) -> None:
     import sacrebleu
 
-    predictions, references = _vlsp_rows(20)
+    predictions, references = _vlsp_rows(10)
     stats = [bleu_stats(p, r) for p, r in zip(predictions, references, strict=True)]
     streams = pad_reference_streams(references)
     expected = sacrebleu.BLEU().corpus_score(predictions, streams).score  # type: ignore[arg-type]
@@ -354,7 +354,7 @@ def test_metrics_on_real_vlsp_theses_and_bootstrap_cost(wordnet_root: Path) -> N
     assert meteor(references[0][0], references[0][:1], wordnet_root) > 99  # an abstract against itself
 
     # A bootstrap of corpus BLEU over 100 rows: 1000 resamples summing stored statistics.
-    rows = stats * 5
+    rows = stats * 10
     rng = np.random.default_rng(0)
     start = time.perf_counter()
     for _ in range(1000):
