@@ -21,6 +21,9 @@ source (work, author, chapter, paragraph index). Every random choice comes from
 ``random.Random`` seeded with ``f"{seed}:{purpose}"`` over sorted lists, so the
 same sources and settings give byte-identical files.
 
+Paragraph typography is made uniform by default (``typography``, see
+:mod:`style_change_works`), so quote style does not give the author away.
+
 Files: ``out`` ending in ``.jsonl``/``.jsonl.bz2`` is a template
 (``x/style_change.jsonl.bz2`` → ``x/style_change_train.jsonl.bz2`` …); any other
 ``out`` is a folder that gets ``style_change_{split}.jsonl.bz2``. One build report
@@ -41,7 +44,7 @@ from longread.benchmarks.muld.build_report import BuildReport, LengthFilter, rep
 from longread.benchmarks.muld.pan import truth_json
 from longread.benchmarks.muld.records import MuldRecord, write_records
 from longread.benchmarks.muld.style_change_compose import Document, Supply, compose_many
-from longread.benchmarks.muld.style_change_works import MIN_PARAGRAPH_WORDS, Work, read_works
+from longread.benchmarks.muld.style_change_works import MIN_PARAGRAPH_WORDS, TYPOGRAPHY, Work, read_works
 from longread.errors import BadInputError
 from longread.text.tokenizers import load_tokenizer
 
@@ -203,6 +206,7 @@ def build_style_change(
     validation_fraction: float = 0.1,
     min_paragraph_words: int = MIN_PARAGRAPH_WORDS,
     pool_by: str = "auto",
+    typography: str = "plain",
 ) -> StyleChangeReport:
     """Read the sources, split by author, compose and write each split; returns the report (also written)."""
     length = length_filter or LengthFilter()
@@ -210,6 +214,8 @@ def build_style_change(
         raise ValueError("max_authors must be ≥ 1")
     if pool_by not in POOL_BY:
         raise ValueError(f"pool_by must be one of {', '.join(POOL_BY)}")
+    if typography not in TYPOGRAPHY:
+        raise ValueError(f"typography must be one of {', '.join(TYPOGRAPHY)}")
     counts = dict(documents) if isinstance(documents, Mapping) else dict.fromkeys(SPLITS, documents)
     paths = split_paths(out)
     report = StyleChangeReport(
@@ -226,9 +232,10 @@ def build_style_change(
             "validation_fraction": validation_fraction,
             "min_paragraph_words": min_paragraph_words,
             "pool_by": pool_by,
+            "typography": typography,
         },
     )
-    works = read_works(sources, load_tokenizer(length.tokenizer), report, min_paragraph_words)
+    works = read_works(sources, load_tokenizer(length.tokenizer), report, min_paragraph_words, typography)
     if not works:
         raise BadInputError(None, "no usable work in the sources", "see the dropped works in the report")
     splits = assign_splits(
