@@ -147,7 +147,9 @@ def test_bad_rows_are_dropped_with_their_line_and_the_build_goes_on(tmp_path: Pa
     ]
     qaps.write_text("\n".join(rows) + "\n")
     out = tmp_path / "out.jsonl"
-    report = build_narrativeqa(checkout, out, length_filter=LengthFilter(min_tokens=50))
+    report = build_narrativeqa(
+        checkout, out, length_filter=LengthFilter(min_tokens=50), splits=("test", "valid")
+    )
     reasons = {(entry.get("line"), entry["reason"].split(":")[0]) for entry in report.dropped}
     assert (2, "bad row") in reasons
     assert (3, "unknown document") in reasons

@@ -172,7 +172,9 @@ def build_narrativeqa(
     written: dict[str, int] = {}
     for split in splits:
         path = split_path(out, split)
-        written[str(path)] = write_records(path, _split_records(qaps, split, documents, loader, report))
+        written[str(path)] = write_records(
+            path, _split_records(qaps, split, split == splits[0], documents, loader, report)
+        )
     report.settings["files"] = written
     report.settings["extent_guessed"] = dict(sorted(loader.guessed.items()))
     report.write(out)
@@ -180,12 +182,17 @@ def build_narrativeqa(
 
 
 def _split_records(
-    qaps: Path, split: str, documents: dict[str, CsvRow], loader: _Stories, report: BuildReport
+    qaps: Path,
+    split: str,
+    first_pass: bool,
+    documents: dict[str, CsvRow],
+    loader: _Stories,
+    report: BuildReport,
 ) -> Iterator[MuldRecord]:
     counts: dict[str, int] = {}
     for row in read_csv_rows(qaps, QAPS_COLUMNS):
         if not isinstance(row, CsvRow):
-            if split == SPLITS[0]:  # reported once, not once per split pass
+            if first_pass:  # reported once, not once per split
                 report.drop(
                     f"{qaps.name}:{row.line}", f"bad row: {row.problem}", file=str(qaps), line=row.line
                 )
@@ -195,7 +202,7 @@ def _split_records(
         number = counts.get(document_id, 0)
         counts[document_id] = number + 1
         if values["set"].strip() != split:
-            if split == SPLITS[0] and values["set"].strip() not in SPLITS:
+            if first_pass and values["set"].strip() not in SPLITS:
                 report.drop(f"{document_id}:{number}", f"unknown set: {values['set']!r}", line=row.line)
             continue
         record = _question_record(values, f"{document_id}:{number}", row.line, documents, loader, report)
