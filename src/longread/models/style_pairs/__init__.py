@@ -1,0 +1,18 @@
+"""MuLD style change: a same-author classifier on adjacent paragraph pairs (``--model style:…``).
+
+- :mod:`.requests` — ``PairScoreRequest`` / ``PairScoreResult``, capability ``pair_scores``.
+- :mod:`.features_stylometric`, :mod:`.features_minilm`, :mod:`.featurizer` — paragraph vectors.
+- :mod:`.scoring` — pair features, the untrained cosine score, PAN change F1, threshold search.
+- :mod:`.classifier` — the trained logistic regression and its JSON file.
+- :mod:`.documents` — MuLD style-change records (paragraphs + PAN truth) for training.
+- :mod:`.train` — ``train_style_pairs``; :mod:`.backend` — ``StylePairBackend``, ``style_backend``.
+"""
+
+from longread.models.style_pairs.requests import (
+    PAIR_SCORES,
+    STYLE_PAIR_CAPABILITIES,
+    PairScoreRequest,
+    PairScoreResult,
+)
+
+__all__ = ["PAIR_SCORES", "STYLE_PAIR_CAPABILITIES", "PairScoreRequest", "PairScoreResult"]
