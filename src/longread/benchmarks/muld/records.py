@@ -162,20 +162,23 @@ def dumps_record(record: MuldRecord) -> str:
 
 
 def write_records(path: str | Path, records: Iterable[MuldRecord]) -> int:
-    """Write ``records`` atomically; ``.bz2`` compresses. Returns how many were written."""
+    """Write ``records`` atomically, one at a time (a whole NarrativeQA split never sits in memory);
+    ``.bz2`` compresses (the stream gives the same bytes as one-shot ``bz2.compress`` at level 9).
+    Returns how many were written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(dumps_record(record) for record in records)
-    count = data.count("\n")
-    payload = data.encode("utf-8")
-    if path.name.endswith(".bz2"):
-        payload = bz2.compress(payload, compresslevel=9)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    count = 0
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
+        with os.fdopen(handle, "wb") as raw:
+            out: Any = bz2.BZ2File(raw, "wb", compresslevel=9) if path.name.endswith(".bz2") else raw
+            for record in records:
+                out.write(dumps_record(record).encode("utf-8"))
+                count += 1
+            if out is not raw:
+                out.close()
+            raw.flush()
+            os.fsync(raw.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

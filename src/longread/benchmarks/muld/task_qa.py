@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import field_validator
 
 from longread.benchmarks.muld.chunks import Selection
+from longread.benchmarks.muld.evidence import locate_evidence
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.retrieval import retrieve
 from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, _tokenizer
@@ -143,7 +144,7 @@ class QATask(MuldTaskBase):
         instance = sample.instance
         assert instance.question is not None
         selection = self._selection(instance)
-        position, rule = self._evidence(instance)
+        position, rule, spans = self._evidence(instance)
         prediction = result.text.strip()
         original = result.document_tokens_original or 0
         kept = result.document_tokens_kept or 0
@@ -158,29 +159,35 @@ class QATask(MuldTaskBase):
             evidence_position=position,
             evidence_rule=rule,
             evidence_bucket=evidence_bucket(position),
-            evidence_read=self._evidence_read(instance, selection, position, kept, original),
+            evidence_read=self._evidence_read(instance, selection, position, spans, kept, original),
             generated_tokens=result.n_generated_tokens,
             stopped_by=result.stopped_by,
             **score_text(prediction, instance.references),
         )
 
     @staticmethod
-    def _evidence(instance: MuldInstance) -> tuple[float | None, str]:
-        from longread.benchmarks.muld.evidence import locate_evidence
-
+    def _evidence(instance: MuldInstance) -> tuple[float | None, str, tuple[tuple[int, int], ...]]:
         found = locate_evidence(instance.document, instance.references, instance.metadata)
-        return found.position, found.rule
+        return found.position, found.rule, found.spans
 
     @staticmethod
     def _evidence_read(
-        instance: MuldInstance, selection: Selection | None, position: float | None, kept: int, original: int
+        instance: MuldInstance,
+        selection: Selection | None,
+        position: float | None,
+        spans: Sequence[tuple[int, int]],
+        kept: int,
+        original: int,
     ) -> bool | None:
+        """Whether the model read (part of) the evidence: its spans, or its position when no span is known."""
         if position is None:
             return None
-        at = position * len(instance.document)
-        if selection is None:  # read from the start: the fraction of the document that fitted
+        if selection is None:  # read from the start: the share of the document that fitted
             return original > 0 and position <= kept / original
-        return any(span.start <= at <= span.end for span in selection.kept)
+        targets = list(spans) or [(round(position * len(instance.document)),) * 2]
+        return any(
+            span.start <= end and start <= span.end for span in selection.kept for start, end in targets
+        )
 
     def metrics(self) -> tuple[Metric, ...]:
         return TEXT_METRICS

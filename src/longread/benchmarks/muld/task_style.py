@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings
-from longread.metrics.style_change import style_change_f1
+from longread.metrics.style_change import change_counts, style_change_f1_from_counts, sum_change_counts
 from longread.models.style_pairs.requests import PAIR_SCORES, PairScoreRequest, PairScoreResult
 
 
@@ -38,6 +38,8 @@ class StyleChangeRow(MuldRow):
     threshold: float
     multi_author_true: bool
     multi_author_pred: bool
+    change_counts: list[int]
+    """[TP, FP, FN, TN] of changes over this document's boundaries (summed for PAN's pooled F1)."""
 
 
 def truth_of(instance: MuldInstance) -> dict[str, Any]:
@@ -108,6 +110,7 @@ class StyleChangeTask(MuldTaskBase):
             threshold=threshold,
             multi_author_true=any(changes),
             multi_author_pred=any(predicted),
+            change_counts=list(change_counts(changes, predicted, sample.instance.id)),
         )
 
     def metrics(self) -> tuple[Metric, ...]:
@@ -116,7 +119,9 @@ class StyleChangeTask(MuldTaskBase):
                 "pan_f1",
                 "corpus",
                 corpus_value=lambda rows: (
-                    style_change_f1([r.changes for r in rows], [r.prediction for r in rows]) if rows else None
+                    style_change_f1_from_counts(sum_change_counts(r.change_counts for r in rows))
+                    if rows
+                    else None
                 ),
                 description="PAN style-change F1 over all paragraph boundaries (official evaluator's rule)",
             ),

@@ -8,13 +8,18 @@ Two baselines (``mode``), both recorded per sample with what the model read:
   list of figures/tables and back matter skipped — :mod:`.sections`); each of
   the first ``max_sections`` sections (those left over are recorded) is cut to
   ``section_tokens`` and summarised on its own; the summaries, in document
-  order, joined by a space, are the prediction. A paper whose headings cannot
+  order, joined by a space, are the prediction.
+
+No stop string: a model often opens with a blank line, which a ``\n\n`` stop
+would turn into an empty summary; generation ends at the end-of-text token or
+the token budget (``cut_at_max_tokens`` in the report counts the latter). A paper whose headings cannot
   be found is summarised as one section (recorded as ``sections_found = 0``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from longread.benchmarks.muld.inputs import MuldInstance
@@ -55,6 +60,15 @@ class SummariseRow(MuldRow):
     token_f1: float
 
 
+@dataclass(frozen=True)
+class SectionPlan:
+    found: int
+    skipped: dict[str, int]
+    spans: list[tuple[str, int, int]]
+    """(title, start, end) of each section summarised, in document order."""
+    left_over: int
+
+
 class SummariseTask(MuldTaskBase):
     name: ClassVar[str] = "muld/vlsp"
     muld_task: ClassVar[str] = "vlsp"
@@ -72,34 +86,31 @@ class SummariseTask(MuldTaskBase):
         assert isinstance(chosen, SummariseSettings)
         super().__init__(chosen)
         self._settings = chosen
-        self._plans: dict[str, dict[str, Any]] = {}
+        self._plans: dict[str, SectionPlan] = {}
 
     @property
     def settings(self) -> SummariseSettings:
         return self._settings
 
-    def _plan(self, instance: MuldInstance) -> dict[str, Any]:
+    def _plan(self, instance: MuldInstance) -> SectionPlan:
         plan = self._plans.get(instance.id)
         if plan is None:
             from longread.benchmarks.muld.sections import find_sections
 
             found = find_sections(instance.document)
-            kept = [s for s in found.sections if s.kind == "body"]
+            kept = [section for section in found if not section.skipped and section.end > section.body_start]
             skipped: dict[str, int] = {}
-            for section in found.sections:
-                if section.kind != "body":
+            for section in found:
+                if section.skipped:
                     skipped[section.kind] = skipped.get(section.kind, 0) + 1
             if not kept:
                 spans = [("(whole paper)", 0, len(instance.document))]
             else:
                 spans = [(s.title, s.start, s.end) for s in kept]
             limit = self._settings.max_sections
-            plan = {
-                "found": len(found.sections),
-                "skipped": dict(sorted(skipped.items())),
-                "spans": spans[:limit],
-                "left_over": max(0, len(spans) - limit),
-            }
+            plan = SectionPlan(
+                len(found), dict(sorted(skipped.items())), spans[:limit], max(0, len(spans) - limit)
+            )
             self._plans[instance.id] = plan
         return plan
 
@@ -109,7 +120,6 @@ class SummariseTask(MuldTaskBase):
         if s.mode == "first":
             return GenerateRequest(
                 DocumentPrompt(document, s.instruction, cut="right", max_document_tokens=s.first_tokens),
-                stop=("\n\n",),
                 max_tokens=s.summary_tokens,
             )
         return RequestGroup(
@@ -121,10 +131,9 @@ class SummariseTask(MuldTaskBase):
                         cut="right",
                         max_document_tokens=s.section_tokens,
                     ),
-                    stop=("\n\n",),
                     max_tokens=s.section_summary_tokens,
                 )
-                for _, start, end in self._plan(sample.instance)["spans"]
+                for _, start, end in self._plan(sample.instance).spans
             )
         )
 
@@ -134,12 +143,7 @@ class SummariseTask(MuldTaskBase):
             raise TypeError(f"{self.name} cannot read a {type(result).__name__}")
         outputs: list[GenerateResult] = list(parts)
         if self._settings.mode == "first":
-            plan = {
-                "found": 0,
-                "skipped": {},
-                "spans": [("(first tokens)", 0, len(sample.instance.document))],
-            }
-            plan["left_over"] = 0
+            plan = SectionPlan(0, {}, [("(first tokens)", 0, len(sample.instance.document))], 0)
         else:
             plan = self._plan(sample.instance)
         used = [
@@ -151,17 +155,17 @@ class SummariseTask(MuldTaskBase):
                 "tokens_read": output.document_tokens_kept,
                 "summary": output.text.strip(),
             }
-            for (title, start, end), output in zip(plan["spans"], outputs, strict=True)
+            for (title, start, end), output in zip(plan.spans, outputs, strict=True)
         ]
-        prediction = " ".join(part["summary"] for part in used if part["summary"])
+        prediction = " ".join(text for text in (output.text.strip() for output in outputs) if text)
         return SummariseRow(
             **self.common_fields(sample),
             prediction=prediction,
             mode=self._settings.mode,
-            sections_found=plan["found"],
-            sections_skipped=plan["skipped"],
+            sections_found=plan.found,
+            sections_skipped=plan.skipped,
             sections_used=used,
-            sections_left_over=plan["left_over"],
+            sections_left_over=plan.left_over,
             document_tokens_read=sum(output.document_tokens_kept or 0 for output in outputs),
             generated_tokens=sum(output.n_generated_tokens for output in outputs),
             stopped_by=[output.stopped_by for output in outputs],
