@@ -6,6 +6,7 @@ import dataclasses
 import json
 import random
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -287,3 +288,27 @@ def test_documents_option() -> None:
         parse_documents("dev=3")
     with pytest.raises(ValueError, match="not a whole number"):
         parse_documents("train=many")
+
+
+def test_a_folder_with_a_manifest_beside_the_books_gets_one_entry_for_it(tmp_path: Path) -> None:
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for number in (215, 35, 219):
+        shutil.copy(gutenberg_book(number), folder)
+    shutil.copy(gutenberg_book(215).parent / "manifest.jsonl", folder)
+    report = build_style_change(
+        [folder],
+        tmp_path / "sc.jsonl",
+        length_filter=SMALL,
+        documents=1,
+        test_fraction=0.3,
+        validation_fraction=0,
+    ).as_json()
+    dropped, no_validation = report["dropped_items"]
+    assert no_validation == {
+        "item": "validation documents",
+        "reason": "no work in this split (no author was assigned to it)",
+    }
+    assert dropped["item"] == str(folder / "manifest.jsonl")
+    assert dropped["reason"].startswith("unreadable: no line is a work (99 lines; first: ")
+    assert len(report["works"]) == 3

@@ -280,6 +280,8 @@ def _build_split(
             continue
         pooled.append((pool, work))
         report.works[work.id] = {"split": split, "pool": pool, **work.summary()}
+    if not pooled and plan.count != 0:
+        report.drop(f"{split} documents", "no work in this split (no author was assigned to it)")
     supply = Supply.of(pooled)
     made, stopped = compose_many(
         supply, random.Random(f"{plan.seed}:{split}"), length, plan.max_authors, plan.count
@@ -293,7 +295,7 @@ def _build_split(
             tokens=document.tokens,
             paragraphs=len(document.paragraphs),
         )
-    if stopped:
+    if stopped and pooled:
         report.drop(f"{split} documents", stopped)
     if records:
         write_records(path, records)

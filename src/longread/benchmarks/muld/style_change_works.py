@@ -165,11 +165,22 @@ def _books(sources: Sequence[Path], report: BuildReport) -> Iterator[Book]:
             if source.path is not None
             else read_bytes_source(source.label, source.data or b"", ReadOptions())
         )
+        errors: list[BadInputError] = []
+        books = 0
         for item in items:
             if isinstance(item, BadInputError):
-                report.drop(item.item or source.label, f"unreadable: {item}")
+                errors.append(item)
             else:
+                books += 1
                 yield item
+        if errors and not books and len(errors) > 1:
+            # A JSONL that is not a works file (a manifest beside the books): one entry, not one per line.
+            report.drop(
+                source.label, f"unreadable: no line is a work ({len(errors)} lines; first: {errors[0]})"
+            )
+            continue
+        for error in errors:
+            report.drop(error.item or source.label, f"unreadable: {error}")
 
 
 def read_works(
