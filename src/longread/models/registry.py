@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from longread.models.errors import ModelSpecError
 from longread.models.requests import Backend, Ranker
@@ -195,3 +195,17 @@ def load_backend(
         max_length=max_length,
     )
     return factory(spec, rest, options)
+
+
+def _style(spec: str, rest: str, options: BackendOptions) -> Backend | Ranker:
+    from longread.models.style_pairs.backend import style_backend
+
+    # A pair_scores backend (MuLD style change): neither an LM nor a ranker; the runner asks it by capability.
+    return cast("Backend | Ranker", style_backend(spec, rest, options))
+
+
+register_backend(
+    "style",
+    _style,
+    "style:stylometric | style:minilm | style:MODEL.json — same-author pair classifier (MuLD style change)",
+)

@@ -1,0 +1,230 @@
+"""``longread build muld/TASK`` and ``longread train style-pairs``: MuLD's builders from the command line.
+
+Every builder writes the published layout (JSON lines, ``.bz2`` by suffix) and
+``<out>.report.json`` (what was kept, what was dropped and why), and prints a
+one-line summary. ``--source`` is repeated; what each position means is in each
+command's help.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from longread.errors import LongreadError
+
+SourceOption = Annotated[
+    list[Path], typer.Option("--source", help="Source path (repeat; see the command help).")
+]
+OutOption = Annotated[Path, typer.Option("--out", help="Output file: FILE.jsonl or FILE.jsonl.bz2.")]
+MinTokensOption = Annotated[
+    int, typer.Option(help="The paper's filter: drop documents shorter than this many tokens.")
+]
+TokenizerOption = Annotated[str, typer.Option(help="Tokenizer of the length filter (gpt2, or hf:FOLDER).")]
+
+
+def _filter(min_tokens: int, tokenizer: str) -> Any:
+    from longread.benchmarks.muld.build_report import LengthFilter
+
+    return LengthFilter(min_tokens=min_tokens, tokenizer=tokenizer)
+
+
+def _done(report: Any, out: Path) -> None:
+    typer.echo(report.summary())
+    typer.echo(f"wrote {out} (+ report beside it)")
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+def _sources(source: list[Path], count: int, names: str) -> list[Path]:
+    if len(source) < count:
+        raise typer.BadParameter(f"give {names} as --source, in that order", param_hint="--source")
+    return source
+
+
+def register(build_app: typer.Typer, train_app: typer.Typer) -> None:
+    @build_app.command("muld/vlsp")
+    def build_vlsp_command(
+        source: SourceOption,
+        out: OutOption,
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+        long_abstract: Annotated[
+            bool, typer.Option(help="Also use the abstract found in the paper as a reference, where present.")
+        ] = True,
+    ) -> None:
+        """VLSP summarisation from thesis folders (<id>.main.txt[.gz], <id>.abstract[-long].txt[.gz])."""
+        from longread.benchmarks.muld.build_vlsp import build_vlsp
+
+        try:
+            report = build_vlsp(
+                source, out, length_filter=_filter(min_tokens, tokenizer), long_abstract=long_abstract
+            )
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @build_app.command("muld/style-change")
+    def build_style_change_command(
+        source: SourceOption,
+        out: Annotated[
+            Path,
+            typer.Option(
+                "--out",
+                help="A folder (style_change_{train,validation,test}.jsonl.bz2 inside) or a template "
+                "NAME.jsonl[.bz2] (NAME_train… beside it).",
+            ),
+        ],
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+        seed: Annotated[int, typer.Option(help="Seed of splits, author counts, paragraph draws.")] = 0,
+        max_authors: Annotated[int, typer.Option(help="Most authors in one document (1 to this).")] = 4,
+        documents: Annotated[
+            int | None, typer.Option(help="Documents per split (default: as many as fit).")
+        ] = None,
+        test_relationship: Annotated[
+            str, typer.Option(help="AO3: the relationship held out for test ('' for none).")
+        ] = "Draco Malfoy/Harry Potter",
+        test_author: Annotated[
+            list[str] | None, typer.Option(help="Gutenberg: an author held out for test (repeat).")
+        ] = None,
+        test_fraction: Annotated[float, typer.Option(help="Share of authors held out for test.")] = 0.2,
+        validation_fraction: Annotated[float, typer.Option(help="Share of authors for validation.")] = 0.1,
+    ) -> None:
+        """Style change from AO3 works JSONL or Gutenberg books: 1–4 authors' paragraphs, PAN truth."""
+        from longread.benchmarks.muld.build_style_change import build_style_change
+
+        try:
+            report = build_style_change(
+                source,
+                out,
+                length_filter=_filter(min_tokens, tokenizer),
+                seed=seed,
+                max_authors=max_authors,
+                documents=documents,
+                test_relationship=test_relationship or None,
+                test_authors=tuple(test_author or ()),
+                test_fraction=test_fraction,
+                validation_fraction=validation_fraction,
+            )
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @build_app.command("muld/narrativeqa")
+    def build_narrativeqa_command(
+        source: SourceOption,
+        out: OutOption,
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+        split: Annotated[
+            list[str] | None, typer.Option(help="train, valid or test (repeat; default all).")
+        ] = None,
+    ) -> None:
+        """NarrativeQA: --source CHECKOUT (documents.csv, qaps.csv, tmp/) [--source STORIES_DIR]."""
+        from longread.benchmarks.muld.build_narrativeqa import build_narrativeqa
+
+        _sources(source, 1, "the narrativeqa checkout")
+        try:
+            report = build_narrativeqa(
+                source[0],
+                out,
+                stories=source[1] if len(source) > 1 else None,
+                length_filter=_filter(min_tokens, tokenizer),
+                splits=tuple(split or ("train", "valid", "test")),
+            )
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @build_app.command("muld/hotpotqa")
+    def build_hotpotqa_command(
+        source: SourceOption,
+        out: OutOption,
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+        seed: Annotated[int, typer.Option(help="Seed of the page order.")] = 0,
+    ) -> None:
+        """HotpotQA lengthened: --source HOTPOT.json --source PAGES.jsonl (title, text, links)."""
+        from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
+
+        _sources(source, 2, "the HotpotQA JSON and the Wikipedia pages JSONL")
+        try:
+            report = build_hotpotqa(
+                source[0], source[1], out, seed=seed, length_filter=_filter(min_tokens, tokenizer)
+            )
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @build_app.command("muld/character-archetype")
+    def build_archetype_command(
+        source: SourceOption,
+        out: OutOption,
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+    ) -> None:
+        """Character archetype: --source SCRIPTS_DIR --source LABELS.csv (script, character, label)."""
+        from longread.benchmarks.muld.build_archetype import build_archetype
+
+        _sources(source, 2, "the scripts folder and the labels CSV")
+        try:
+            report = build_archetype(source[0], source[1], out, length_filter=_filter(min_tokens, tokenizer))
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @build_app.command("muld/opensubtitles")
+    def build_opensubtitles_command(
+        source: SourceOption,
+        out: OutOption,
+        min_tokens: MinTokensOption = 10_000,
+        tokenizer: TokenizerOption = "gpt2",
+        source_lang: Annotated[str, typer.Option(help="Language translated from.")] = "en",
+        target_lang: Annotated[str, typer.Option(help="Language translated into.")] = "de",
+        min_overlap: Annotated[
+            float | None, typer.Option(help="Drop links with a lower OPUS overlap.")
+        ] = None,
+    ) -> None:
+        """OpenSubtitles: --source ALIGNMENT.xml[.gz] --source FOLDER (the alignment paths start there)."""
+        from longread.benchmarks.muld.build_opensubtitles import build_opensubtitles
+
+        _sources(source, 2, "the OPUS alignment file and the subtitles folder")
+        try:
+            report = build_opensubtitles(
+                source[0],
+                source[1],
+                out,
+                source_lang=source_lang,
+                target_lang=target_lang,
+                min_overlap=min_overlap,
+                length_filter=_filter(min_tokens, tokenizer),
+            )
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        _done(report, out)
+
+    @train_app.command("style-pairs")
+    def train_style_pairs_command(
+        data: Annotated[Path, typer.Option("--data", help="A MuLD style-change training file.")],
+        out: Annotated[Path, typer.Option("--out", help="The model JSON to write.")],
+        features: Annotated[str, typer.Option(help="stylometric or minilm.")] = "stylometric",
+        validation: Annotated[
+            Path | None, typer.Option(help="A validation file to pick the threshold on (default: training).")
+        ] = None,
+        seed: Annotated[int, typer.Option(help="Seed of the extra pairs and the classifier.")] = 0,
+    ) -> None:
+        """Train the same-author pair classifier of the style-change baseline (then --model style:OUT)."""
+        from longread.models.style_pairs.train import train_style_pairs
+
+        try:
+            summary = train_style_pairs(data, features, out, seed, validation_file=validation)
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        for line in summary.lines():
+            typer.echo(line)
