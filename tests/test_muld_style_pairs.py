@@ -19,12 +19,14 @@ import torch
 from sklearn.metrics import f1_score, roc_auc_score
 
 from longread.benchmarks.muld.records import MuldRecord, write_records
+from longread.benchmarks.muld.task_style import paragraphs_of
 from longread.errors import BadInputError
+from longread.metrics.style_change import style_change_f1
 from longread.models.errors import ModelSpecError
 from longread.models.style_pairs import PAIR_SCORES, PairScoreRequest, PairScoreResult
 from longread.models.style_pairs.backend import StylePairBackend, load_style_backend, style_backend
 from longread.models.style_pairs.classifier import load_model
-from longread.models.style_pairs.documents import read_style_documents
+from longread.models.style_pairs.documents import read_style_documents, split_paragraphs
 from longread.models.style_pairs.features_minilm import MAX_PIECE_TOKENS, MiniLMFeatures
 from longread.models.style_pairs.features_stylometric import feature_names, paragraph_features
 from longread.models.style_pairs.featurizer import Featurizer
@@ -112,6 +114,8 @@ def test_describe_names_threshold_and_model_file(trained: Path) -> None:
     assert float(info["threshold"]) == raw["threshold"] == backend.threshold
     assert info["threshold_source"].startswith("learned: max PAN change F1")
     assert 0.0 < backend.threshold < 1.0
+    paragraphs = split_paragraphs(style_records(split_authors(0)[1], 1, seed=4)[0].input)
+    assert backend.pair_scores([PairScoreRequest(paragraphs)])[0].threshold == backend.threshold
     untrained = style_backend("style:stylometric", "stylometric", object()).describe()
     assert untrained["threshold_source"] == "default" and untrained["threshold"] == "0.5"
     with pytest.raises(ModelSpecError, match="style:stylometric"):
@@ -175,6 +179,8 @@ def test_training_file_with_bad_records_names_them(tmp_path: Path, files: dict[s
     assert [(p.line, p.path) for p in summary.problems] == [(3, str(data)), (5, str(data))]
     assert "18 changes but the problem has 20 paragraphs (19 boundaries)" in summary.problems[0].problem
     assert "contradicts paragraph-authors" in summary.problems[1].problem
+    with pytest.raises(ModelSpecError, match="unknown features 'bert'"):
+        train_style_pairs(data, "bert", tmp_path / "b.json")
     single = tmp_path / "single.jsonl"
     write_records(single, [MuldRecord("one paragraph only", ('{"authors": 1, "changes": []}',))])
     with pytest.raises(BadInputError, match="no usable style-change document") as caught:
@@ -191,6 +197,7 @@ def test_pan_change_f1_and_threshold_match_scikit_learn() -> None:
         predicted = [rng.randint(0, 1) for _ in range(n)]
         expected = f1_score(truth, predicted, average="macro", labels=[0, 1], zero_division=0)
         assert pan_change_f1(truth, predicted) == pytest.approx(expected)
+        assert pan_change_f1(truth, predicted) == pytest.approx(style_change_f1([truth], [predicted]))
         threshold, best = best_threshold(scores, truth)
         chosen = [int(s < threshold) for s in scores]
         assert pan_change_f1(truth, chosen) == pytest.approx(best)
@@ -238,3 +245,9 @@ def test_minilm_features_and_backend_on_real_paragraphs(tmp_path: Path) -> None:
     trained = load_style_backend(str(summary.out))
     scored = trained.pair_scores([PairScoreRequest(document)])[0]
     assert len(scored.same_author) == 5 and all(0.0 <= p <= 1.0 for p in scored.same_author)
+
+
+def test_paragraphs_are_split_as_the_task_splits_them() -> None:
+    text = "First paragraph.\n\n  \nSecond one.\nThird.\n"
+    expected = ("First paragraph.", "Second one.", "Third.")
+    assert split_paragraphs(text) == tuple(paragraphs_of(text)) == expected

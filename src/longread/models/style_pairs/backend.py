@@ -95,7 +95,9 @@ class StylePairBackend:
             scores = probabilities.tolist()
         if progress is not None:
             progress(words)
-        return PairScoreResult(same_author=tuple(scores), n_paragraphs=len(paragraphs), n_words=words)
+        return PairScoreResult(
+            same_author=tuple(scores), n_paragraphs=len(paragraphs), n_words=words, threshold=self.threshold
+        )
 
     def describe(self) -> dict[str, str]:
         info: dict[str, str] = {

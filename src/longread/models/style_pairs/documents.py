@@ -1,8 +1,8 @@
 """Style-change documents as MuLD stores them, read for training and threshold picking.
 
 A record's ``input`` is the paragraphs joined by ``"\\n"`` (the PAN layout: one
-paragraph per line; one final line end is allowed and dropped). ``output[0]`` is
-the PAN truth as a JSON string: ``authors`` (distinct authors, ≥ 1), ``changes``
+paragraph per line; blank lines are not paragraphs, as the style-change task reads
+them). ``output[0]`` is the PAN truth as a JSON string: ``authors`` (distinct authors, ≥ 1), ``changes``
 (one 0/1 per adjacent paragraph pair, 1 = the author changes) and, from PAN 2021
 on, ``paragraph-authors`` (one author number per paragraph). The truth must match
 its problem: as many changes as paragraph pairs, as many paragraph authors as
@@ -34,10 +34,8 @@ class StyleDocument:
 
 
 def split_paragraphs(text: str) -> tuple[str, ...]:
-    """The PAN layout's paragraphs: one per line, a single final line end dropped."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    return tuple(text.split("\n")) if text else ()
+    """The PAN layout's paragraphs: one per line, blank lines skipped (the task's ``paragraphs_of`` rule)."""
+    return tuple(line for line in text.split("\n") if line.strip())
 
 
 def _int_list(truth: dict[str, Any], key: str) -> list[int] | None:

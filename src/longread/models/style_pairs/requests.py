@@ -6,7 +6,7 @@ were written by the same author. A document of fewer than two paragraphs has no
 pairs: its result is ``same_author == ()`` (never an error), and the caller sees
 ``n_paragraphs`` to tell why. Turning probabilities into author changes (a change
 where ``same_author < threshold``) is the task's work; the backend reports the
-threshold it learned in ``describe()``.
+threshold it learned (or its untrained default) in every result and in ``describe()``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class PairScoreResult:
     n_paragraphs: int
     n_words: int = 0
     """Whitespace-separated words of the document (the backend's unit of work, for words/s)."""
+    threshold: float = 0.5
+    """The backend's decision threshold (learned, or its untrained default): a change where P < threshold."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
     def __post_init__(self) -> None:

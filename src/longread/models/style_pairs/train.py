@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from longread.benchmarks.muld.records import RecordProblem
+from longread.errors import BadInputError
 from longread.files import read_bytes
-from longread.models.style_pairs.classifier import StylePairModel
+from longread.models.errors import ModelSpecError
+from longread.models.style_pairs.classifier import FEATURE_KINDS, StylePairModel
 from longread.models.style_pairs.documents import StyleDocument, read_style_documents, require_documents
 from longread.models.style_pairs.featurizer import Featurizer
 from longread.models.style_pairs.scoring import best_threshold, mean_and_scale, pair_features, standardise
@@ -158,6 +160,8 @@ def train_style_pairs(
     import sklearn
 
     train_path, out_path = Path(train_file), Path(out)
+    if features not in FEATURE_KINDS:
+        raise ModelSpecError(f"unknown features {features!r}; use {' or '.join(FEATURE_KINDS)}")
     documents, problems = read_style_documents(train_path)
     require_documents(train_path, documents, "train on")
     settings = {"trigram_buckets": trigram_buckets} if trigram_buckets is not None else {}
@@ -171,9 +175,13 @@ def train_style_pairs(
         "feature_fingerprint": featurizer.fingerprint,
         "scikit_learn": sklearn.__version__,
     }
-    model, adjacent, extra, share = fit_model(
-        documents, featurizer, seed=seed, extra_pairs=extra_pairs, c=c, training=training
-    )
+    try:
+        model, adjacent, extra, share = fit_model(
+            documents, featurizer, seed=seed, extra_pairs=extra_pairs, c=c, training=training
+        )
+    except ValueError as exc:
+        hint = "train on documents with and without author changes"
+        raise BadInputError(train_path, str(exc), hint) from None
     threshold_docs, threshold_from = documents, f"the training file's {len(documents)} documents"
     if validation_file is not None:
         validation_path = Path(validation_file)
