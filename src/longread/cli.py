@@ -37,7 +37,7 @@ app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")
 train_app = typer.Typer(help="Train a model (SuffixLM).", no_args_is_help=True)
 app.add_typer(train_app, name="train")
-register_muld_commands(build_app, train_app)
+register_muld_commands(build_app, train_app, convert_app)
 
 FORMAT_HELP = (
     "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "

@@ -47,7 +47,41 @@ def _sources(source: list[Path], count: int, names: str) -> list[Path]:
     return source
 
 
-def register(build_app: typer.Typer, train_app: typer.Typer) -> None:
+def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.Typer) -> None:
+    @convert_app.command("muld-to-pan")
+    def pan_export_command(
+        data: Annotated[Path, typer.Argument(help="A MuLD style-change file.")],
+        folder: Annotated[
+            Path, typer.Argument(help="The PAN folder to write (problem-N.txt, truth-problem-N.json).")
+        ],
+    ) -> None:
+        """Write a MuLD style-change file in the PAN layout (bad records named and skipped)."""
+        from longread.benchmarks.muld.pan import export_pan
+
+        try:
+            problems = export_pan(data, folder)
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        for problem in problems:
+            typer.echo(f"skipped: {problem}")
+        typer.echo(f"wrote {folder}")
+
+    @convert_app.command("pan-to-muld")
+    def pan_import_command(
+        folder: Annotated[Path, typer.Argument(help="A PAN style-change folder.")],
+        out: Annotated[Path, typer.Argument(help="The MuLD file to write (.jsonl or .jsonl.bz2).")],
+    ) -> None:
+        """Read a PAN folder into a MuLD style-change file (a truth that does not fit is named)."""
+        from longread.benchmarks.muld.pan import import_pan
+
+        try:
+            read = import_pan(folder, out)
+        except LongreadError as exc:
+            raise _fail(exc) from None
+        for problem in read.problems:
+            typer.echo(f"skipped: {problem}")
+        typer.echo(f"wrote {out}")
+
     @build_app.command("muld/vlsp")
     def build_vlsp_command(
         source: SourceOption,
@@ -85,8 +119,8 @@ def register(build_app: typer.Typer, train_app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Seed of splits, author counts, paragraph draws.")] = 0,
         max_authors: Annotated[int, typer.Option(help="Most authors in one document (1 to this).")] = 4,
         documents: Annotated[
-            int | None, typer.Option(help="Documents per split (default: as many as fit).")
-        ] = None,
+            str, typer.Option(help="Documents per split: N, all, or train=N,validation=M,test=K.")
+        ] = "all",
         test_relationship: Annotated[
             str, typer.Option(help="AO3: the relationship held out for test ('' for none).")
         ] = "Draco Malfoy/Harry Potter",
@@ -95,9 +129,16 @@ def register(build_app: typer.Typer, train_app: typer.Typer) -> None:
         ] = None,
         test_fraction: Annotated[float, typer.Option(help="Share of authors held out for test.")] = 0.2,
         validation_fraction: Annotated[float, typer.Option(help="Share of authors for validation.")] = 0.1,
+        min_paragraph_words: Annotated[int, typer.Option(help="Shorter paragraphs are not drawn.")] = 20,
+        pool_by: Annotated[
+            str, typer.Option(help="Draw a document's authors from one: auto, relationship, fandom or all.")
+        ] = "auto",
+        typography: Annotated[
+            str, typer.Option(help="plain: quotes/dashes made uniform (they give editions away); keep.")
+        ] = "plain",
     ) -> None:
         """Style change from AO3 works JSONL or Gutenberg books: 1–4 authors' paragraphs, PAN truth."""
-        from longread.benchmarks.muld.build_style_change import build_style_change
+        from longread.benchmarks.muld.build_style_change import build_style_change, parse_documents
 
         try:
             report = build_style_change(
@@ -106,13 +147,16 @@ def register(build_app: typer.Typer, train_app: typer.Typer) -> None:
                 length_filter=_filter(min_tokens, tokenizer),
                 seed=seed,
                 max_authors=max_authors,
-                documents=documents,
+                documents=parse_documents(documents),
                 test_relationship=test_relationship or None,
                 test_authors=tuple(test_author or ()),
                 test_fraction=test_fraction,
                 validation_fraction=validation_fraction,
+                min_paragraph_words=min_paragraph_words,
+                pool_by=pool_by,
+                typography=typography,
             )
-        except LongreadError as exc:
+        except (LongreadError, ValueError) as exc:
             raise _fail(exc) from None
         _done(report, out)
 

@@ -159,6 +159,14 @@ def read_text(
     return decode_text(read_bytes(path), path, encoding, max_line_chars=max_line_chars)
 
 
+def file_mode() -> int:
+    """The mode a newly created file gets here (0o666 minus the umask): ``mkstemp``'s 0o600 would hide
+    built data and run results from the other users of a shared machine."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[str]]:
     """Write to a temporary file beside ``path`` and rename it into place only on success.
@@ -173,6 +181,7 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[str]]:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

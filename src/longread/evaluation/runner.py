@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from longread.evaluation.results import summarise_rows
 from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.selection import SAMPLING_RULE, select
 from longread.evaluation.task import Sample, SampleRow, Task
+from longread.models.request_groups import RequestGroup
 from longread.progress import Progress
 from longread.runs.config import make_run_config
 from longread.runs.errors import RunWriteError
@@ -172,19 +173,25 @@ def _run_chunk(
         # (a NarrativeXL book's questions) never holds finished work in memory only.
         for start in range(0, len(wave), batch):
             part = wave[start : start + batch]
-            answers = _answer(task, kind, backend, [sample for sample, _ in part], batch, outcome, run)
-            for sample, queue in part:
-                result = answers.get(sample.key)
-                if result is not None:
-                    _store(task, kind, run, sample, result, False, outcome, progress, on_row)
-                    if queue and sample.reuse_group is not None and context_was_cut(result) is False:
-                        # The whole context fitted: a larger budget would send the very same request.
-                        while queue:
-                            _store(task, kind, run, queue.popleft(), result, True, outcome, progress, on_row)
-                else:
-                    progress.update(items=1, tokens=0)
-                if queue:
-                    still_open.append(queue)
+            queue_of = {sample.key: queue for sample, queue in part}
+            for asked, answers in _answer(
+                task, kind, backend, [sample for sample, _ in part], batch, outcome, run
+            ):
+                for sample in asked:
+                    queue = queue_of[sample.key]
+                    result = answers.get(sample.key)
+                    if result is not None:
+                        _store(task, kind, run, sample, result, False, outcome, progress, on_row)
+                        if queue and sample.reuse_group is not None and context_was_cut(result) is False:
+                            # The whole context fitted: a larger budget would send the very same request.
+                            while queue:
+                                _store(
+                                    task, kind, run, queue.popleft(), result, True, outcome, progress, on_row
+                                )
+                    else:
+                        progress.update(items=1, tokens=0)
+                    if queue:
+                        still_open.append(queue)
         queues = still_open
 
 
@@ -196,17 +203,20 @@ def _answer(
     batch: int,
     outcome: RunOutcome,
     run: RunDir,
-) -> dict[str, Any]:
-    """Results by sample key; a failing sample is logged as an error and left out."""
+) -> Iterator[tuple[list[Sample[Any]], dict[str, Any]]]:
+    """(samples asked, their results by key) per backend call; a failing sample is logged and left out."""
     requests: list[tuple[Sample[Any], Any]] = []
+    unasked: list[Sample[Any]] = []
     for sample in wave:
         try:
             requests.append((sample, task.request(sample, kind)))
         except Exception as exc:
             _record_error(run, outcome, sample, exc)
-    answers: dict[str, Any] = {}
-    for start in range(0, len(requests), batch):
-        part = requests[start : start + batch]
+            unasked.append(sample)
+    if unasked:
+        yield unasked, {}
+    for part in _by_weight(requests, batch):
+        answers: dict[str, Any] = {}
         try:
             results = ask(backend, kind, [request for _, request in part], None)
         except RunWriteError:
@@ -214,6 +224,7 @@ def _answer(
         except Exception as exc:
             if len(part) == 1:
                 _record_error(run, outcome, part[0][0], exc)
+                yield [part[0][0]], answers
                 continue
             # One bad request must not fail its neighbours: ask again one at a time to find it.
             logger.info("a batch of %d %s requests failed (%s); retrying one by one", len(part), kind, exc)
@@ -229,7 +240,26 @@ def _answer(
         for (sample, _), result in zip(part, results, strict=True):
             if result is not None:
                 answers[sample.key] = result
-    return answers
+        yield [sample for sample, _ in part], answers
+
+
+def _by_weight(requests: list[tuple[Sample[Any], Any]], batch: int) -> list[list[tuple[Sample[Any], Any]]]:
+    """Consecutive slices of at most ``batch`` requests, a :class:`RequestGroup` counting as its parts
+    (a film's 80 subtitle chunks go alone), so each call is of the backend's batch size and rows are
+    stored, and progress shown, after each."""
+    slices: list[list[tuple[Sample[Any], Any]]] = []
+    current: list[tuple[Sample[Any], Any]] = []
+    weight = 0
+    for item in requests:
+        size = len(item[1].parts) if isinstance(item[1], RequestGroup) else 1
+        if current and weight + size > batch:
+            slices.append(current)
+            current, weight = [], 0
+        current.append(item)
+        weight += size
+    if current:
+        slices.append(current)
+    return slices
 
 
 def _store(

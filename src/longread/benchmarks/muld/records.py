@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.errors import BadInputError
+from longread.files import file_mode
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ def write_records(path: str | Path, records: Iterable[MuldRecord]) -> int:
                 out.close()
             raw.flush()
             os.fsync(raw.fileno())
+        os.chmod(temporary, file_mode())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
