@@ -8,6 +8,7 @@ command's help.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +32,12 @@ def _filter(min_tokens: int, tokenizer: str) -> Any:
     return LengthFilter(min_tokens=min_tokens, tokenizer=tokenizer)
 
 
-def _done(report: Any, out: Path) -> None:
+def _build(out: Path, make: Callable[[], Any]) -> None:
+    """Run one builder; print its report's summary, or the error (exit code 2)."""
+    try:
+        report = make()
+    except (LongreadError, ValueError) as exc:
+        raise _fail(exc) from None
     typer.echo(report.summary())
     typer.echo(f"wrote {out} (+ report beside it)")
 
@@ -95,13 +101,12 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         """VLSP summarisation from thesis folders (<id>.main.txt[.gz], <id>.abstract[-long].txt[.gz])."""
         from longread.benchmarks.muld.build_vlsp import build_vlsp
 
-        try:
-            report = build_vlsp(
+        _build(
+            out,
+            lambda: build_vlsp(
                 source, out, length_filter=_filter(min_tokens, tokenizer), long_abstract=long_abstract
-            )
-        except LongreadError as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+            ),
+        )
 
     @build_app.command("muld/style-change")
     def build_style_change_command(
@@ -140,8 +145,9 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         """Style change from AO3 works JSONL or Gutenberg books: 1–4 authors' paragraphs, PAN truth."""
         from longread.benchmarks.muld.build_style_change import build_style_change, parse_documents
 
-        try:
-            report = build_style_change(
+        _build(
+            out,
+            lambda: build_style_change(
                 source,
                 out,
                 length_filter=_filter(min_tokens, tokenizer),
@@ -155,10 +161,8 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
                 min_paragraph_words=min_paragraph_words,
                 pool_by=pool_by,
                 typography=typography,
-            )
-        except (LongreadError, ValueError) as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+            ),
+        )
 
     @build_app.command("muld/narrativeqa")
     def build_narrativeqa_command(
@@ -174,17 +178,16 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         from longread.benchmarks.muld.build_narrativeqa import build_narrativeqa
 
         _sources(source, 1, "the narrativeqa checkout")
-        try:
-            report = build_narrativeqa(
+        _build(
+            out,
+            lambda: build_narrativeqa(
                 source[0],
                 out,
                 stories=source[1] if len(source) > 1 else None,
                 length_filter=_filter(min_tokens, tokenizer),
                 splits=tuple(split or ("train", "valid", "test")),
-            )
-        except LongreadError as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+            ),
+        )
 
     @build_app.command("muld/hotpotqa")
     def build_hotpotqa_command(
@@ -198,13 +201,12 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
 
         _sources(source, 2, "the HotpotQA JSON and the Wikipedia pages JSONL")
-        try:
-            report = build_hotpotqa(
+        _build(
+            out,
+            lambda: build_hotpotqa(
                 source[0], source[1], out, seed=seed, length_filter=_filter(min_tokens, tokenizer)
-            )
-        except LongreadError as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+            ),
+        )
 
     @build_app.command("muld/character-archetype")
     def build_archetype_command(
@@ -217,11 +219,10 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         from longread.benchmarks.muld.build_archetype import build_archetype
 
         _sources(source, 2, "the scripts folder and the labels CSV")
-        try:
-            report = build_archetype(source[0], source[1], out, length_filter=_filter(min_tokens, tokenizer))
-        except LongreadError as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+        _build(
+            out,
+            lambda: build_archetype(source[0], source[1], out, length_filter=_filter(min_tokens, tokenizer)),
+        )
 
     @build_app.command("muld/opensubtitles")
     def build_opensubtitles_command(
@@ -239,8 +240,9 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         from longread.benchmarks.muld.build_opensubtitles import build_opensubtitles
 
         _sources(source, 2, "the OPUS alignment file and the subtitles folder")
-        try:
-            report = build_opensubtitles(
+        _build(
+            out,
+            lambda: build_opensubtitles(
                 source[0],
                 source[1],
                 out,
@@ -248,10 +250,8 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
                 target_lang=target_lang,
                 min_overlap=min_overlap,
                 length_filter=_filter(min_tokens, tokenizer),
-            )
-        except LongreadError as exc:
-            raise _fail(exc) from None
-        _done(report, out)
+            ),
+        )
 
     @train_app.command("style-pairs")
     def train_style_pairs_command(

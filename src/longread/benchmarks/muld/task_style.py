@@ -95,9 +95,7 @@ class StyleChangeTask(MuldTaskBase):
         if not isinstance(result, PairScoreResult):
             raise TypeError(f"{self.name} cannot read a {type(result).__name__}")
         truth = truth_of(sample.instance)
-        threshold = self._settings.threshold
-        if threshold is None:
-            threshold = float(getattr(result, "threshold", 0.5))
+        threshold = self._settings.threshold if self._settings.threshold is not None else result.threshold
         predicted = [int(p < threshold) for p in result.same_author]
         changes = [int(c) for c in truth["changes"]]
         return StyleChangeRow(
