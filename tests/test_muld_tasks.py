@@ -210,7 +210,9 @@ def test_narrativeqa_question_told_from_story_and_two_references(tmp_path: Path)
     )
     assert outcome.scored == 2 and not outcome.errors
     results = _results(tmp_path / "run")
-    assert results["notes"]["question_split"].removeprefix("question told from document by: metadata ").isdigit()
+    assert (
+        results["notes"]["question_split"].removeprefix("question told from document by: metadata ").isdigit()
+    )
     for row in _rows(tmp_path / "run"):
         assert len(row["references"]) == 2 and row["question"].endswith("?")
 

@@ -207,3 +207,34 @@ def test_group_by_counts_only_the_samples_of_the_last_selection(tmp_path: Path) 
     main, grouped = files.table.split("\n\n")
     assert "| 32 | 2 |" in main
     assert "(n=2)" in grouped.splitlines()[-1]
+
+
+def test_a_run_with_several_metrics_gets_an_all_row_and_a_panel_per_metric(tmp_path: Path) -> None:
+    """MuLD-shaped results: five metrics over length buckets → the `all` row from results' overall, and
+    every_metric.png."""
+    from longread.report.build import build_report
+
+    run = tmp_path / "run"
+    run.mkdir()
+    metric = {"value": 20.0, "ci_low": 18.0, "ci_high": 22.0, "n": 3}
+    names = ["rouge_l", "bleu1", "bleu4", "meteor", "token_f1"]
+    results = {
+        "layout_version": 2,
+        "task": "muld/vlsp",
+        "model": "m",
+        "chance": None,
+        "primary_metric": "rouge_l",
+        "x_axis": {"field": "length_bucket", "label": "document length", "scale": "category"},
+        "metrics": {name: {"level": "sample"} for name in names},
+        "by_x": {
+            "10–15K": {"x": "10–15K", "n": 3, "metrics": dict.fromkeys(names, metric), "extras": {}},
+            "50–100K": {"x": "50–100K", "n": 3, "metrics": dict.fromkeys(names, metric), "extras": {}},
+        },
+        "overall": {"n": 6, "metrics": {name: {**metric, "value": 21.5, "n": 6} for name in names}},
+    }
+    (run / "results.json").write_text(json.dumps(results))
+    (run / "config.json").write_text(json.dumps({"task": "muld/vlsp", "model": {"name": "m"}}))
+    files = build_report([run], tmp_path / "rep")
+    all_row = [line for line in files.table.splitlines() if "**all**" in line]
+    assert len(all_row) == 1 and "| 6 |" in all_row[0] and all_row[0].count("21.5 [18.0–22.0]") == 5
+    assert files.every_metric_plot is not None and files.every_metric_plot.stat().st_size > 20_000

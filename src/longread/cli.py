@@ -495,8 +495,9 @@ def eval_command(
     )
     typer.echo(files.table)
     typer.echo(f"plot: {files.plot}")
-    if files.grouped_plot is not None:
-        typer.echo(f"plot: {files.grouped_plot}")
+    for extra in (files.grouped_plot, files.every_metric_plot):
+        if extra is not None:
+            typer.echo(f"plot: {extra}")
     if outcome.input_problems:
         typer.echo(
             f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
@@ -539,7 +540,9 @@ def report_command(
         raise _fail(exc) from None
     typer.echo(files.table)
     typer.echo(f"report: {files.markdown}")
-    typer.echo(f"plot: {files.plot}")
+    for plot in (files.plot, files.grouped_plot, files.every_metric_plot):
+        if plot is not None:
+            typer.echo(f"plot: {plot}")
 
 
 @app.command("read")

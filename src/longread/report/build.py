@@ -9,11 +9,12 @@ from pathlib import Path
 from longread.files import atomic_write_text
 from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import load_runs
-from longread.report.plot import plot_memory_curve
-from longread.report.table import format_caption, format_table
+from longread.report.plot import plot_every_metric, plot_memory_curve
+from longread.report.table import format_caption, format_table, metric_names
 
 REPORT_FILE = "report.md"
 PLOT_FILE = "memory_curve.png"
+EVERY_METRIC_FILE = "every_metric.png"
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class ReportFiles:
     plot: Path
     table: str
     grouped_plot: Path | None = None
+    every_metric_plot: Path | None = None
+    """``every_metric.png``: a panel per metric, for tasks scored by several (MuLD: BLEU, ROUGE-L …)."""
 
 
 def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str] = ()) -> ReportFiles:
@@ -39,6 +42,11 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
     table = format_table(runs)
     parts = [format_caption(runs), table]
     figures = [f"![memory curve]({PLOT_FILE})"]
+    metrics = metric_names(runs)
+    every_metric: Path | None = None
+    if len(metrics) > 1:
+        every_metric = plot_every_metric(runs, metrics, out_dir / EVERY_METRIC_FILE)
+        figures.append(f"![every metric]({EVERY_METRIC_FILE})")
     grouped_plot: Path | None = None
     if group_by:
         grouped = grouped_table(runs, group_by)
@@ -49,7 +57,9 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
-    return ReportFiles(markdown=report, plot=plot, table=table, grouped_plot=grouped_plot)
+    return ReportFiles(
+        markdown=report, plot=plot, table=table, grouped_plot=grouped_plot, every_metric_plot=every_metric
+    )
 
 
 def grouped_plot_name(fields: Sequence[str]) -> str:

@@ -75,6 +75,8 @@ class RunReport:
     report_extras: tuple[str, ...] = ()
     baseline: str | None = None
     """A baseline run (``"options only"``: the model saw no book), drawn dashed and named in its label."""
+    overall: XPoint | None = None
+    """Every metric over all samples (the table's ``all`` row when there are several x values)."""
 
     def metric(self, x: int | float | str, name: str) -> MetricValue | None:
         point = self.points.get(x)
@@ -139,8 +141,20 @@ def _from_layout_2(run_dir: Path, results: Mapping[str, Any], common: dict[str, 
             extras=dict(entry.get("extras") or {}),
         )
     primary = str(results.get("primary_metric") or next(iter(metric_meta), "accuracy"))
+    overall_entry = results.get("overall")
+    overall = None
+    if isinstance(overall_entry, Mapping) and isinstance(overall_entry.get("metrics"), Mapping):
+        overall = XPoint(
+            x="all",
+            n=int(overall_entry.get("n", 0)),
+            metrics={
+                name: _metric(run_dir, "overall", name, value)
+                for name, value in overall_entry["metrics"].items()
+            },
+        )
     return RunReport(
         **common,
+        overall=overall,
         x_axis=XAxisInfo(
             field=str(axis.get("field", "x")),
             label=str(axis.get("label", "x")),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
@@ -47,12 +48,56 @@ def plot_memory_curve(runs: Sequence[RunReport], path: Path) -> Path:
     return draw_curves(series, runs, metric_name, title, path)
 
 
+def plot_every_metric(runs: Sequence[RunReport], metrics: Sequence[str], path: Path) -> Path:
+    """One panel per metric (BLEU-1, BLEU-4, ROUGE-L, METEOR …), each like the memory curve: for tasks
+    scored by several metrics at once."""
+    columns = min(3, len(metrics))
+    rows = math.ceil(len(metrics) / columns)
+    figure = Figure(figsize=(5.2 * columns, 3.8 * rows), dpi=120, layout="constrained")
+    for index, name in enumerate(metrics):
+        series = [
+            Series(
+                run.label,
+                {x: m for x in run.points if (m := run.metric(x, name)) is not None},
+                dashed=run.baseline is not None,
+            )
+            for run in runs
+        ]
+        axes = figure.add_subplot(rows, columns, index + 1)
+        _draw_on(axes, series, runs, name, name.replace("_", " "), legend=index == 0)
+    figure.suptitle(f"{task_title(runs)}: every metric vs {runs[0].x_axis.label if runs else 'x'}")
+    return _save(figure, path)
+
+
 def draw_curves(
     series: Sequence[Series], runs: Sequence[RunReport], metric_name: str, title: str, path: Path
 ) -> Path:
     """The plot itself: one line per series with error bars, chance lines, axes from the runs' x-axis."""
     figure = Figure(figsize=(8, 5), dpi=150, layout="constrained")
-    axes = figure.add_subplot()
+    _draw_on(figure.add_subplot(), series, runs, metric_name, title)
+    return _save(figure, path)
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.tmp")
+    try:
+        figure.savefig(partial, format="png")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
+
+
+def _draw_on(
+    axes: Axes,
+    series: Sequence[Series],
+    runs: Sequence[RunReport],
+    metric_name: str,
+    title: str,
+    *,
+    legend: bool = True,
+) -> None:
     scale = runs[0].x_axis.scale if runs else "linear"
     xs_all = sorted({x for line in series for x in line.points}, key=group_sort_key)
     categorical = scale == "category" or any(isinstance(x, str) for x in xs_all)
@@ -125,12 +170,5 @@ def draw_curves(
     axes.set_ylabel(f"{metric_title}{' (%)' if percent else ''}, 95% CI")
     axes.set_title(title)
     axes.grid(True, which="major", alpha=0.3)
-    axes.legend(loc="best", fontsize="small", frameon=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.tmp")
-    try:
-        figure.savefig(partial, format="png")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return path
+    if legend:
+        axes.legend(loc="best", fontsize="small", frameon=True)

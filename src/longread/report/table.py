@@ -26,9 +26,9 @@ def chance_levels(runs: Sequence[RunReport]) -> list[float]:
 def format_caption(runs: Sequence[RunReport]) -> str:
     """What the numbers are: task, chance level, interval kind, and each run's model and data."""
     chance = "; ".join(_chance_text(level) for level in chance_levels(runs)) or "not given"
-    metric_names = _metric_names(runs)
+    names = metric_names(runs)
     lines = [
-        f"**{task_title(runs)}** — {', '.join(metric_names)} with 95% intervals (Wilson for yes/no outcomes, "
+        f"**{task_title(runs)}** — {', '.join(names)} with 95% intervals (Wilson for yes/no outcomes, "
         f"shown in %; seeded bootstrap otherwise); chance {chance}.",
         "",
     ]
@@ -42,23 +42,28 @@ def format_caption(runs: Sequence[RunReport]) -> str:
 
 def format_table(runs: Sequence[RunReport]) -> str:
     """A markdown table, one row per run × x-axis value, every metric with its interval."""
-    metric_names = _metric_names(runs)
+    names = metric_names(runs)
     extras = [name for name in dict.fromkeys(e for run in runs for e in run.report_extras)]
     x_label = runs[0].x_axis.label if runs else "x"
     header = [
         "model",
         x_label,
         "n",
-        *[_metric_header(runs, name) for name in metric_names],
+        *[_metric_header(runs, name) for name in names],
         *[name.replace("_", " ") for name in extras],
     ]
-    align = ["---", "---:", "---:", *["---:"] * len(metric_names), *["---:"] * len(extras)]
+    align = ["---", "---:", "---:", *["---:"] * len(names), *["---:"] * len(extras)]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     for run in runs:
         for x, point in run.points.items():
             cells = [run.label, format_x(x, run.x_axis.scale), str(point.n)]
-            cells += [_metric_cell(point.metrics.get(name)) for name in metric_names]
+            cells += [_metric_cell(point.metrics.get(name)) for name in names]
             cells += ["—" if point.extras.get(name) is None else str(point.extras[name]) for name in extras]
+            lines.append("| " + " | ".join(cells) + " |")
+        if run.overall is not None and len(run.points) > 1:
+            cells = [run.label, "**all**", str(run.overall.n)]
+            cells += [_metric_cell(run.overall.metrics.get(name)) for name in names]
+            cells += ["" for _ in extras]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -69,7 +74,7 @@ def format_x(x: object, scale: str) -> str:
     return str(x)
 
 
-def _metric_names(runs: Sequence[RunReport]) -> list[str]:
+def metric_names(runs: Sequence[RunReport]) -> list[str]:
     """The primary metric first, then the others in the order the runs give them."""
     names: dict[str, None] = {}
     for run in runs:
