@@ -246,4 +246,5 @@ def test_opensubtitles_translated_chunk_by_chunk_keeps_the_line_structure(tmp_pa
     source_lines = read_records(out).records[0][1].input.split("\n")
     assert len(row["prediction"].split("\n")) == len(source_lines)
     assert row["chunks"] >= 2 and row["scored_by"] == "line pairs" and row["line_pairs"] == len(source_lines)
+    assert len(row["kept"]["kept"]) == row["chunks"]
     assert all(m["rule"] in ("merged", "split", "padded", "empty") for m in row["line_mismatches"])

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from longread.benchmarks.muld.chunks import Selection
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.subtitle_chunks import LineChunk, chunk_selection, join_translations
 from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, _tokenizer
@@ -44,6 +45,8 @@ class TranslateSettings(MuldSettings):
 
 class TranslateRow(MuldRow):
     chunks: int
+    kept: dict[str, Any]
+    """The chunking :class:`Selection`: each chunk's char span and tokens (over-long lines noted)."""
     over_long_lines: int
     line_mismatches: list[dict[str, Any]]
     """Chunks whose output had another line count: chunk, expected, got, how it was fitted."""
@@ -74,17 +77,20 @@ class TranslateTask(MuldTaskBase):
         assert isinstance(chosen, TranslateSettings)
         super().__init__(chosen)
         self._settings = chosen
-        self._chunks: dict[str, list[LineChunk]] = {}
+        self._chunks: dict[str, tuple[list[LineChunk], Selection]] = {}
 
     @property
     def settings(self) -> TranslateSettings:
         return self._settings
 
     def _chunked(self, instance: MuldInstance) -> list[LineChunk]:
+        return self._chunking(instance)[0]
+
+    def _chunking(self, instance: MuldInstance) -> tuple[list[LineChunk], Selection]:
         cached = self._chunks.get(instance.id)
         if cached is None:
             tokenizer = _tokenizer(self._settings.length_tokenizer)
-            cached = chunk_selection(instance.document, tokenizer, self._settings.chunk_tokens)[0]
+            cached = chunk_selection(instance.document, tokenizer, self._settings.chunk_tokens)
             self._chunks[instance.id] = cached
         return cached
 
@@ -107,7 +113,7 @@ class TranslateTask(MuldTaskBase):
         ):
             raise TypeError(f"{self.name} cannot read a {type(result).__name__}")
         outputs: list[GenerateResult] = list(result.parts)
-        chunks = self._chunked(sample.instance)
+        chunks, selection = self._chunking(sample.instance)
         joined = join_translations(chunks, [output.text for output in outputs])
         reference = sample.instance.references[0]
         predicted_lines = joined.text.split("\n")
@@ -130,6 +136,7 @@ class TranslateTask(MuldTaskBase):
             **self.common_fields(sample),
             prediction=joined.text,
             chunks=len(chunks),
+            kept=selection.model_dump(mode="json"),
             over_long_lines=sum(1 for chunk in chunks if chunk.over_long),
             line_mismatches=[
                 {"chunk": m.chunk, "expected": m.expected, "got": m.model_lines, "rule": m.rule}
