@@ -157,6 +157,7 @@ def test_style_change_with_the_stylometric_pair_classifier(tmp_path: Path) -> No
     assert outcome.scored == 4
     assert [key for key, _ in outcome.errors] == ["bad-truth"]
     assert "changes must be paragraphs − 1" in outcome.errors[0][1]
+    assert f"{broken}, line 5: PAN truth has" in outcome.errors[0][1]
     results = _results(tmp_path / "run")
     pan = results["overall"]["metrics"]["pan_f1"]
     assert 0.0 <= pan["ci_low"] <= pan["value"] <= pan["ci_high"] <= 1.0

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase
+from longread.errors import BadInputError
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings
 from longread.metrics.style_change import change_counts, style_change_f1_from_counts, sum_change_counts
 from longread.models.style_pairs.requests import PAIR_SCORES, PairScoreRequest, PairScoreResult
@@ -43,16 +44,23 @@ class StyleChangeRow(MuldRow):
 
 
 def truth_of(instance: MuldInstance) -> dict[str, Any]:
-    """The PAN truth stored as JSON in the first reference; a clear error when it does not fit the text."""
+    """The PAN truth stored as JSON in the first reference; an error naming the file and line when it
+    is not PAN truth or does not fit the text."""
+
+    def bad(problem: str) -> BadInputError:
+        return BadInputError(
+            instance.source, problem, "rebuild the file or fix this line's truth", line=instance.line
+        )
+
     try:
         truth = json.loads(instance.references[0])
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the reference is not PAN truth JSON ({exc.msg})") from None
+        raise bad(f"the reference is not PAN truth JSON ({exc.msg})") from None
     if not isinstance(truth, dict) or not isinstance(truth.get("changes"), list):
-        raise ValueError("the reference is not PAN truth JSON with a 'changes' list")
+        raise bad("the reference is not PAN truth JSON with a 'changes' list")
     paragraphs = paragraphs_of(instance.document)
     if len(truth["changes"]) != len(paragraphs) - 1:
-        raise ValueError(
+        raise bad(
             f"PAN truth has {len(truth['changes'])} changes but the document has {len(paragraphs)} "
             f"paragraphs (changes must be paragraphs − 1)"
         )
