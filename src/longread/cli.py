@@ -450,6 +450,7 @@ def eval_command(
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions, run_task
+    from longread.models.errors import FatalBackendError
     from longread.report.build import build_report
 
     settings = _parse_task_options(option or [])
@@ -487,6 +488,13 @@ def eval_command(
         )
         outcome = run_task(chosen, data, backend, out, options)
         files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
+    except FatalBackendError as exc:
+        typer.echo(
+            f"error: {exc}\nThe run stopped; every finished sample is kept in {out}. "
+            f"Fix the cause, then run the same command with --resume.",
+            err=True,
+        )
+        raise typer.Exit(code=2) from None
     except LongreadError as exc:
         raise _fail(exc) from None
     typer.echo(

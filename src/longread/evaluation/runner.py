@@ -28,6 +28,7 @@ from longread.evaluation.results import summarise_rows
 from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.selection import SAMPLING_RULE, select
 from longread.evaluation.task import Sample, SampleRow, Task
+from longread.models.errors import FatalBackendError
 from longread.models.request_groups import RequestGroup
 from longread.progress import Progress
 from longread.runs.config import make_run_config
@@ -219,7 +220,7 @@ def _answer(
         answers: dict[str, Any] = {}
         try:
             results = ask(backend, kind, [request for _, request in part], None)
-        except RunWriteError:
+        except (RunWriteError, FatalBackendError):
             raise
         except Exception as exc:
             if len(part) == 1:
@@ -232,7 +233,7 @@ def _answer(
             for sample, request in part:
                 try:
                     results.append(ask(backend, kind, [request], None)[0])
-                except RunWriteError:
+                except (RunWriteError, FatalBackendError):
                     raise
                 except Exception as single:
                     _record_error(run, outcome, sample, single)

@@ -27,3 +27,11 @@ class ContextTooLongError(LongreadError):
 
 class BadRequestError(LongreadError):
     """A request that cannot be scored as given (e.g. a continuation with no tokens of its own)."""
+
+
+class FatalBackendError(LongreadError):
+    """The backend cannot answer anything any more (a served model's server is gone after every retry).
+
+    The runner stops at once with this message — every finished sample is already stored — instead of
+    recording the same failure for every sample left; ``--resume`` after the cause is fixed finishes the run.
+    """
