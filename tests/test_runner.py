@@ -195,3 +195,31 @@ def test_tasks_command_lists_chapterbreak() -> None:
         "chapterbreak:" in result.output and "-o prefix_lengths=256,512,1024,2048,4096,8192" in result.output
     )
     assert "loglikelihood or rank" in result.output
+
+
+def test_a_fatal_backend_error_stops_the_run_and_keeps_every_finished_sample(
+    data_file: Path, tmp_path: Path
+) -> None:
+    """A server gone for good stops the run at once (not one error per sample left); --resume finishes it."""
+    from longread.models.errors import FatalBackendError
+
+    whole = tmp_path / "whole"
+    run_task(task(), data_file, ScriptedLM(score=gold_wins), whole, quiet())
+    asked: list[int] = []
+
+    class Dies(ScriptedLM):
+        def loglikelihood(self, requests, progress=None):  # type: ignore[no-untyped-def]
+            asked.append(len(requests))
+            if len(asked) > 3:
+                raise FatalBackendError("http://127.0.0.1:9/v1 refused every connection")
+            return super().loglikelihood(requests, progress)
+
+    run = tmp_path / "run"
+    with pytest.raises(FatalBackendError, match="refused"):
+        run_task(task(), data_file, Dies(score=gold_wins), run, quiet())
+    assert len(asked) == 4  # stopped at the first fatal answer
+    kept = read_typed_rows(run, ChapterBreakTask.row_model)
+    assert len(kept) == 3 and not (run / "errors.jsonl").read_text().strip()
+    healed = ScriptedLM(score=gold_wins)
+    run_task(task(), data_file, healed, run, quiet(resume=True))
+    assert (run / "results.json").read_bytes() == (whole / "results.json").read_bytes()
