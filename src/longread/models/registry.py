@@ -209,3 +209,17 @@ register_backend(
     _style,
     "style:stylometric | style:minilm | style:MODEL.json — same-author pair classifier (MuLD style change)",
 )
+
+
+def _openai(spec: str, rest: str, options: BackendOptions) -> Backend:
+    from longread.models.served import load_served_backend
+
+    return load_served_backend(spec, rest, max_length=options.max_length)
+
+
+register_backend(
+    "openai",
+    _openai,
+    "openai:BASE_URL#MODEL[?tokenizer=…&concurrency=…] | openai:CONFIG.json — a model served by an "
+    "OpenAI-compatible server (vLLM …); the key from $OPENAI_API_KEY",
+)
