@@ -350,12 +350,32 @@ def _parse_task_options(pairs: list[str]) -> dict[str, str]:
 
 
 @app.command("models")
-def models_command() -> None:
-    """List the model specs `--model` accepts."""
-    from longread.models.registry import known_specs
+def models_command(
+    folder: Annotated[
+        str | None,
+        typer.Option(
+            "--folder",
+            help="Print the Hugging Face folder a local model spec (smollm2, gemma3, gguf:FILE …) loads "
+            "from, building its cache once — the folder a server such as vLLM serves.",
+        ),
+    ] = None,
+) -> None:
+    """List the model specs `--model` accepts (or, with --folder SPEC, where a local model's files are)."""
+    from longread.models.registry import known_specs, load_backend
 
-    for kind, text in sorted(known_specs().items()):
-        typer.echo(f"{kind}: {text}")
+    if folder is None:
+        for kind, text in sorted(known_specs().items()):
+            typer.echo(f"{kind}: {text}")
+        return
+    try:
+        backend = load_backend(folder)
+    except LongreadError as exc:
+        raise _fail(exc) from None
+    loaded = getattr(backend, "loaded", None)
+    weights = Path(str(getattr(loaded, "weights", "")))
+    if not weights.is_dir():
+        raise _fail(LongreadError(f"model {folder!r} is not loaded from a local folder (it is {weights})"))
+    typer.echo(str(weights))
 
 
 @app.command("tasks")
