@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from longread.cli_options import fail
 from longread.errors import LongreadError
 
 SourceOption = Annotated[
@@ -37,14 +38,9 @@ def _build(out: Path, make: Callable[[], Any]) -> None:
     try:
         report = make()
     except (LongreadError, ValueError) as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     typer.echo(report.summary())
     typer.echo(f"wrote {out} (+ report beside it)")
-
-
-def _fail(exc: Exception) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(code=2)
 
 
 def _sources(source: list[Path], count: int, names: str) -> list[Path]:
@@ -67,7 +63,7 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         try:
             problems = export_pan(data, folder)
         except LongreadError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
         for problem in problems:
             typer.echo(f"skipped: {problem}")
         typer.echo(f"wrote {folder}")
@@ -83,7 +79,7 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         try:
             read = import_pan(folder, out)
         except LongreadError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
         for problem in read.problems:
             typer.echo(f"skipped: {problem}")
         typer.echo(f"wrote {out}")
@@ -269,6 +265,6 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         try:
             summary = train_style_pairs(data, features, out, seed, validation_file=validation)
         except LongreadError as exc:
-            raise _fail(exc) from None
+            raise fail(exc) from None
         for line in summary.lines():
             typer.echo(line)

@@ -66,3 +66,26 @@ def backend_from_options(
         threads=threads,
         max_length=max_length,
     )
+
+
+FORMAT_HELP = (
+    "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "
+    ".html → ao3-html, .epub → epub, .jsonl → jsonl, other text → plain), or one of "
+    "gutenberg, pg19, plain, ao3-html, epub, jsonl."
+)
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print the error (it names what is wrong and what to do) and exit with code 2."""
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+def parse_lengths(text: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter("give comma-separated token counts, e.g. 256,1024,4096") from None
+    if not lengths or min(lengths) < 1:
+        raise typer.BadParameter("give at least one positive token count")
+    return lengths
