@@ -40,6 +40,7 @@ from longread.models.requests import (
 from longread.models.served import ServedBackend, ServedRequestError, parse_served_spec
 from longread.models.served.client import RetryPolicy, ServedClient
 from longread.models.served.protocol import echo_payload
+from longread.models.served.spec import with_spec_options
 from tests.helpers import SHARED, gutenberg_book, needs_shared
 from tests.models_fixtures import backend as local_backend
 from tests.vllm_server import VLLMServer, running_vllm
@@ -130,6 +131,13 @@ def test_spec_forms_and_refusals(tmp_path: Path) -> None:
         parse_served_spec("http://127.0.0.1:9/v1#smollm2?concurrency=0")
     with pytest.raises(ModelSpecError, match="name the served model"):
         parse_served_spec("http://127.0.0.1:9/v1")
+    assert (
+        with_spec_options("openai:http://h:1/v1#m", self_check="false")
+        == "openai:http://h:1/v1#m?self_check=false"
+    )
+    assert with_spec_options("openai:http://h:1/v1#m?concurrency=2", timeout="9").endswith(
+        "?concurrency=2&timeout=9"
+    )
     path = tmp_path / "served.json"
     path.write_text(json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "m", "tokenizer": "smollm2"}))
     assert parse_served_spec(str(path)).tokenizer_name == "smollm2"

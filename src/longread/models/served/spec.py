@@ -136,3 +136,14 @@ def load_served_config(path: Path) -> ServedConfig:
     if not isinstance(values, dict):
         raise ModelSpecError(f"{path}: a served-model config is a JSON object with base_url and model")
     return _build(values, str(path))
+
+
+def with_spec_options(spec: str, **options: str) -> str:
+    """``spec`` with ``key=value`` options added to its query (``openai:URL#MODEL?…`` form only), e.g. the
+    CLI's ``--no-self-check`` as ``with_spec_options(spec, self_check="false")``."""
+    if not spec.startswith("openai:") or "#" not in spec:
+        raise ModelSpecError(
+            f"{spec!r}: options go into an openai:BASE_URL#MODEL spec only; put them in the config file"
+        )
+    query = "&".join(f"{key}={value}" for key, value in options.items())
+    return spec + ("&" if "?" in spec.partition("#")[2] else "?") + query if query else spec
