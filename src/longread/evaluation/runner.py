@@ -111,7 +111,8 @@ def run_task(
         model=model,
         data_path=data,
         settings=task.settings.model_dump(mode="json"),
-        runtime=options.runtime(),
+        # How the backend was reached (a served model's address, concurrency …) is recorded, not hashed.
+        runtime={**options.runtime(), **_backend_runtime(backend)},
     )
     outcome = RunOutcome(
         run_dir=run_path, results={}, request_kind=kind, instances=len(chosen), input_problems=input_problems
@@ -143,6 +144,11 @@ def run_task(
         run.write_selection(wanted)
         run.write_results(outcome.results)
     return outcome
+
+
+def _backend_runtime(backend: Any) -> dict[str, Any]:
+    facts = getattr(backend, "runtime_facts", None)
+    return {"backend": dict(facts())} if callable(facts) else {}
 
 
 def _run_chunk(

@@ -232,8 +232,21 @@ class ServedBackend:
     def count_tokens(self, text: str) -> int:
         return text_token_count(self.tokenizer.encode(text), self.tokenizer.start_token_id)
 
+    def runtime_facts(self) -> dict[str, str]:
+        """How this run reached the server: recorded in the run config but not hashed, so a run can be
+        resumed against the same model at another address or with other concurrency, timeout, retries."""
+        config = self.config
+        return {
+            "spec": self.spec,
+            "base_url": config.base_url,
+            "api_key_env": config.api_key_env,
+            "concurrency": str(config.concurrency),
+            "timeout_s": f"{config.timeout:g}",
+            "max_retries": str(config.max_retries),
+        }
+
     def describe(self) -> dict[str, str]:
-        """What defines this backend's answers — never the API key (only the variable's name)."""
+        """What defines this backend's answers (hashed into a run's config) — never the API key."""
         config = self.config
         readers = {
             "prompt_logprobs": "vLLM's prompt_logprobs (token ids and ranks)",
@@ -247,15 +260,9 @@ class ServedBackend:
         form = self.check.settings.prompt_form
         return {
             "backend": "openai",
-            "spec": self.spec,
             "name": self.name,
-            "base_url": config.base_url,
             "model": config.model,
             "tokenizer": self.tokenizer.description,
-            "api_key_env": config.api_key_env,
-            "concurrency": str(config.concurrency),
-            "timeout_s": f"{config.timeout:g}",
-            "max_retries": str(config.max_retries),
             "max_length": str(self.max_length),
             "sampling": "greedy (temperature 0) unless a request sets temperature; seed per request",
             "self_check": self.check.summary() if config.self_check else "skipped (self_check=false)",
