@@ -11,7 +11,10 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         help="smollm2 (bundled SmolLM2-135M-Instruct), gemma3, suffixlm (bundled SuffixLM), hf:FOLDER, "
-        "gguf:FILE, suffixlm:DIR, random:llama / random:gpt2. `longread models` lists them.",
+        "gguf:FILE, suffixlm:DIR, random:llama / random:gpt2, a served model "
+        "openai:BASE_URL#MODEL[?tokenizer=…&concurrency=4&timeout=120&max_retries=4&self_check=false] or "
+        "openai:CONFIG.json (key from $OPENAI_API_KEY), style:stylometric|minilm|MODEL.json. "
+        "`longread models` lists them.",
     ),
 ]
 DeviceOption = Annotated[str, typer.Option(help="cpu or cuda.", rich_help_panel="Model")]
