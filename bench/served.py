@@ -46,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import torch  # noqa: E402
+
 from longread.models import LoglikelihoodRequest, LoglikelihoodResult, load_backend  # noqa: E402
 from longread.models.hf_backend import HFBackend  # noqa: E402
 from longread.models.requests import GenerateRequest, GenerateResult  # noqa: E402
@@ -103,18 +105,26 @@ def compare(local: Sequence[LoglikelihoodResult], served: Sequence[Loglikelihood
     return same, delta
 
 
-def control(server: VLLMServer, prompts: list[list[int]]) -> list[Pass]:
-    """Ordinary completions (no log-probs) of ``prompts`` sent twice: does the prefix cache answer?"""
-    body = json.dumps({"model": "smollm2", "prompt": prompts, "max_tokens": 1, "temperature": 0}).encode()
+def control(server: VLLMServer, scored: list[list[int]]) -> list[Pass]:
+    """Ordinary completions (no log-probs, max_tokens 1): prompts never sent before (the scored ones with
+    their second token dropped, so no cached block matches) sent twice, then the very prompts the
+    log-prob passes scored — does the cache answer ordinary requests, and did log-prob requests fill it?"""
+    fresh = [p[:1] + p[2:] for p in scored]
 
-    def send() -> None:
+    def send(prompts: list[list[int]]) -> None:
+        body = json.dumps({"model": "smollm2", "prompt": prompts, "max_tokens": 1, "temperature": 0}).encode()
         request = urllib.request.Request(
             f"{server.root_url}/v1/completions", body, {"Content-Type": "application/json"}
         )
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             response.read()
 
-    return [timed(f"plain completions, {n} send", "1", server, send)[0] for n in ("1st", "2nd")]
+    sends = [
+        ("new prompts, 1st send", fresh),
+        ("new prompts, 2nd send", fresh),
+        ("prompts scored above", scored),
+    ]
+    return [timed(f"plain completions, {label}", "1", server, partial(send, p))[0] for label, p in sends]
 
 
 def generation(
@@ -192,6 +202,7 @@ def main() -> None:
     hf_gen: tuple[Pass, list[GenerateResult]] | None = None
     if gen_requests:
         hf_gen = timed("local HF generate", "1", None, partial(local.generate, gen_requests))
+    hf_threads = torch.get_num_threads()
     del local  # its memory back before vLLM starts
 
     rows: list[tuple[Pass, str]] = [(hf_pass, "reference")]
@@ -241,6 +252,7 @@ def main() -> None:
         "--dtype float32 --enforce-eager, KV cache 1 GiB; "
         f"startup {', '.join(f'{s:.0f}' for s in startups)} s"
     )
+    print(f"local HF backend: shared-prefix mode, {hf_threads} torch thread(s)")
     print(f"load average (1/5/15 min) at start {start_load}, at end {load()} — 2 shared cores: noisy numbers")
     print(
         f"{cand_tokens} candidate tokens, ~{prompt_tokens} prompt tokens read by the server (6 x (context + "
