@@ -13,14 +13,11 @@ goes through untouched or is answered with a fault instead:
   ``logprobs`` (and vLLM's ``prompt_logprobs``) set to null, or their arrays one entry short;
 - ``drop()``: the connection closed without an answer.
 
-A rule matches a request by its index (counted from 0 over all requests the proxy saw), by path, or by a
-predicate on the parsed JSON body, and applies a given number of times (or always). Every request is
-recorded (index, path, body size and digest, arrival and end time, fault applied, status sent) so a test
-can assert that a request was retried (the same body seen again) and that ``Retry-After`` was honoured
-(the gap between two sightings). A hook called on every arrival lets a test act at request N (kill the
-upstream server, say); :meth:`FaultProxy.refuse_connections` then makes the proxy look like a server
-that is gone (new connections refused), :meth:`FaultProxy.accept_connections` brings it back on the
-same port.
+A rule (:meth:`FaultProxy.fail`) matches a request by its index, path or a predicate on its JSON body,
+and applies a number of times. Every request is recorded (:class:`SeenRequest`) so a test can assert
+retries (the same body seen again) and waits (``Retry-After``). A hook on arrival lets a test act at
+request N (kill the upstream); :meth:`FaultProxy.refuse_connections` then makes the proxy look like a
+server that is gone, :meth:`FaultProxy.accept_connections` brings it back on the same port.
 """
 
 from __future__ import annotations
@@ -55,10 +52,10 @@ class Fault:
 
     @property
     def label(self) -> str:
+        """How the record names it: ``status 429 retry-after 2``, ``hang 5s``, ``malformed`` …"""
         if self.kind == "status":
-            return f"status {self.status}" + (
-                f" retry-after {self.retry_after:g}" if self.retry_after else ""
-            )
+            after = f" retry-after {self.retry_after:g}" if self.retry_after is not None else ""
+            return f"status {self.status}{after}"
         if self.kind == "hang":
             return f"hang {self.seconds:g}s"
         return self.kind
@@ -257,8 +254,6 @@ class FaultProxy:
             server.server_close()
         if thread is not None:
             thread.join(timeout=5)
-
-    # -- used by the handler ----------------------------------------------------------------------------
 
     def _arrive(self, path: str, raw: bytes, body: Any) -> tuple[int, Fault | None]:
         with self._state.lock:

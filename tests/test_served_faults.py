@@ -23,6 +23,7 @@ from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.cli import app
 from longread.documents.reader import read_book
+from longread.errors import LongreadError
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
 from longread.models.served import ServedBackend
@@ -149,7 +150,7 @@ def _faulted(seen: list[SeenRequest]) -> dict[str, list[SeenRequest]]:
 def test_the_backend_only_talks_to_loopback(backend: ServedBackend, reference: Path) -> None:
     assert backend.config.base_url == f"http://127.0.0.1:{PROXY_PORT}/v1"
     assert backend.client.base_url == backend.config.base_url
-    stored = json.loads((reference / "config.json").read_text())["config"]["model"]
+    stored = json.loads((reference / "config.json").read_text())["config"]["runtime"]["backend"]
     assert stored["base_url"] == backend.config.base_url
 
 
@@ -233,6 +234,24 @@ def test_faults_that_stay_are_sample_errors_and_resume_finishes(
     assert resumed.skipped_done == SAMPLES - len(stays)
     _same_as_reference(run, reference)
     assert len(_sightings(proxy.seen())) == len(stays), "only the failed samples were asked again"
+
+
+def test_a_failing_version_endpoint_at_start_does_not_change_the_model(
+    proxy: FaultProxy, backend: ServedBackend
+) -> None:
+    """What the server says at start is hashed into the run's model: a transient failure there must not
+    silently give another model (a run that could not be resumed) — fail clearly or read it again."""
+    proxy.fail(fault_proxy.status(503), path="/version", times=None)
+    try:
+        again = load_backend(SPEC)
+    except LongreadError as exc:
+        assert "/version" in str(exc)
+        return
+    try:
+        assert again.describe() == backend.describe()
+    finally:
+        assert isinstance(again, ServedBackend)
+        again.close()
 
 
 # ---------------------------------------------------------- the server dies mid-run (last: it restarts it)
