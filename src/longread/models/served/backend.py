@@ -243,6 +243,9 @@ class ServedBackend:
             "concurrency": str(config.concurrency),
             "timeout_s": f"{config.timeout:g}",
             "max_retries": str(config.max_retries),
+            # The server's own version, when its /version answered at start (a transient failure there
+            # must not change the run's identity, so it is recorded here, not hashed).
+            "server": self.server or "unknown (/version did not answer)",
         }
 
     def describe(self) -> dict[str, str]:
@@ -272,5 +275,4 @@ class ServedBackend:
             else "text (the server refused token-id prompts)"
             if config.prompt_form == "auto"
             else "text (prompt_form=text)",
-            "server": self.server,
         }
