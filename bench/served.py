@@ -22,6 +22,9 @@ chapters), the prefix cut from the left to each ``--lengths`` value, each candid
 The machine has 2 cores shared with other jobs: the load average is printed at start and end, and
 absolute numbers are noisy (the server CPU seconds are the steadier measure).
 
+Time on 2 busy cores: ``--quick`` ~8 min, ``--instances 2`` ~12 min, the default (12 per length) ~1 h
+— each vLLM pass re-reads every context once per candidate (see the README's numbers).
+
     PYTHONPATH=src .venv/bin/python bench/served.py [--quick] [--instances 12] [--lengths 512 2048]
 """
 
