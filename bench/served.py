@@ -55,8 +55,14 @@ from longread.models import LoglikelihoodRequest, LoglikelihoodResult, load_back
 from longread.models.hf_backend import HFBackend  # noqa: E402
 from longread.models.requests import GenerateRequest, GenerateResult  # noqa: E402
 from longread.models.served import ServedBackend  # noqa: E402
+from longread.models.served.vllm_process import (  # noqa: E402
+    VLLMNotInstalledError,
+    VLLMStartError,
+    smollm2_folder,
+    vllm_python,
+)
+from longread.models.served.vllm_process import VLLMProcess as VLLMServer  # noqa: E402
 from longread.models.tokens import encode_request  # noqa: E402
-from served_vllm import VLLMServer, smollm2_folder, vllm_python  # noqa: E402
 from shared_prefix import build_instances  # noqa: E402
 
 T = TypeVar("T")
@@ -93,7 +99,7 @@ def timed(label: str, concurrency: str, server: VLLMServer | None, run: Callable
 
 
 def served_backend(server: VLLMServer, concurrency: int) -> ServedBackend:
-    backend = load_backend(f"{server.spec}?concurrency={concurrency}&timeout={TIMEOUT_S}&max_retries=1")
+    backend = load_backend(server.spec(f"concurrency={concurrency}&timeout={TIMEOUT_S}&max_retries=1"))
     assert isinstance(backend, ServedBackend)
     return backend
 
@@ -193,7 +199,10 @@ def main() -> None:
         for i in range(args.gen_prompts)
         for text in [instances[i % len(instances)][1].context[: -GEN_CHARS * (i // len(instances)) or None]]
     ]
-    python, folder = vllm_python(ROOT), smollm2_folder()
+    try:
+        python, folder = vllm_python(ROOT), smollm2_folder()
+    except VLLMNotInstalledError as exc:
+        raise SystemExit(str(exc)) from None
     log = Path(tempfile.mkdtemp(prefix="longread-bench-served-")) / "vllm.log"
 
     local = load_backend("smollm2")
@@ -215,10 +224,13 @@ def main() -> None:
     scored: dict[str, Pass] = {}
     first_prompts: list[list[int]] = []
     for cache_flag in ("--enable-prefix-caching", "--no-enable-prefix-caching"):
-        server = VLLMServer(python, folder, args.port, log, extra_args=(cache_flag,))
+        server = VLLMServer(args.port, log, model_folder=folder, extra_args=(cache_flag,), python=python)
         cache_label = "on" if cache_flag.startswith("--enable") else "off"
         try:
-            startups.append(server.start())
+            try:
+                startups.append(server.start())
+            except VLLMStartError as exc:
+                raise SystemExit(str(exc)) from None
             levels = args.concurrency if cache_label == "on" else [1]
             for c in levels:
                 backend = served_backend(server, c)
