@@ -1,0 +1,82 @@
+"""What the per-sample browser of the HTML report shows: each run's rows and the texts behind them.
+
+Rows come from ``samples.jsonl``, typed by the run's task where it is registered (raw JSON
+otherwise). For ChapterBreak the context and the candidates are not in the rows; they are
+read from the run's data file when it is still readable, and each row says how many of the
+prefix's tokens the model kept (always the end of the prefix). The report does not load the
+model's tokenizer, so the cut is placed by the kept share of tokens applied to characters and
+marked as approximate; when the data file is gone or changed the page says so instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from longread.errors import LongreadError
+from longread.report.load import RunReport
+from longread.runs.run_dir import read_samples
+
+MAX_CONTEXT_CHARS = 60_000
+"""The tail of each prefix kept in the page: enough for every cut up to ~12K tokens, small pages."""
+
+
+@dataclass(frozen=True)
+class RunSamples:
+    rows: list[dict[str, Any]]
+    texts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """instance id → {"prefix_tail", "prefix_chars", "candidates", "title"} (ChapterBreak)."""
+    text_note: str = ""
+    """Why the contexts are not shown, or how they were read."""
+
+
+def run_samples(run: RunReport) -> RunSamples:
+    """The rows of one run as JSON-ready dicts, and (ChapterBreak) the instance texts they refer to."""
+    rows = _typed_rows(run)
+    if run.task != "chapterbreak":
+        return RunSamples(rows, text_note="this task's rows carry no separate context to show")
+    texts, note = _chapterbreak_texts(run, {str(row.get("id")) for row in rows})
+    return RunSamples(rows, texts, note)
+
+
+def _typed_rows(run: RunReport) -> list[dict[str, Any]]:
+    from longread.evaluation.registry import make_task
+    from longread.evaluation.rows import read_typed_rows
+
+    try:
+        task = make_task(run.task)
+    except LongreadError:
+        return [dict(raw) for raw in read_samples(run.path)]
+    return [row.model_dump(mode="json") for row in read_typed_rows(run.path, task.row_model)]
+
+
+def _chapterbreak_texts(run: RunReport, ids: set[str]) -> tuple[dict[str, dict[str, Any]], str]:
+    from longread.benchmarks.chapterbreak.io import load_instances
+
+    if not run.data_path:
+        return {}, "the run did not record its data file: contexts and candidates cannot be shown"
+    path = Path(run.data_path)
+    if not path.is_file():
+        return {}, f"the data file {path} is not readable here: contexts and candidates cannot be shown"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if run.data_sha256 and digest != run.data_sha256:
+        return {}, (
+            f"the data file {path} has changed since the run (sha256 {digest[:12]}… ≠ "
+            f"{run.data_sha256[:12]}…): contexts and candidates are not shown"
+        )
+    texts: dict[str, dict[str, Any]] = {}
+    for instance in load_instances(path):
+        if instance.id in ids:
+            texts[instance.id] = {
+                "title": instance.book_title,
+                "prefix_tail": instance.prefix[-MAX_CONTEXT_CHARS:],
+                "prefix_chars": len(instance.prefix),
+                "candidates": instance.candidates,
+            }
+    note = (
+        f"contexts and candidates read from {path} (sha256 matches the run); the cut is placed by the "
+        "share of tokens the model kept, applied to characters — approximate to a few words"
+    )
+    return texts, note

@@ -1,0 +1,239 @@
+"""The HTML report as a person sees it: a real run, the page opened in headless Chromium, clicked.
+
+Chromium comes from Debian (``chromium-headless-shell``) and Playwright drives it (OFFLINE.md);
+both are installed by ``make test``. Every request the page makes other than ``file://`` is
+aborted and recorded: the page must need none. Screenshots are kept under
+``$LONGREAD_TEST_ARTIFACTS`` (or the test's temporary directory) and their path is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.demo import bundled_books
+from longread.documents.book import Book, Chapter
+from longread.evaluation import RunOptions, run_task
+from longread.models import load_backend
+from longread.report.build import build_report
+from longread.report.html import build_html_report, json_island
+from longread.report.load import load_runs
+from longread.report.table import format_table
+
+HEADLESS_SHELL = Path("/usr/lib/chromium/chromium-headless-shell")
+TINY = "random:gpt2"
+HOSTILE = '</script><script>window.pwned = 1</script><img src="x" onerror="window.pwned = 2"> & <b>bold</b>'
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two real runs of a tiny random GPT-2: one on a bundled novel, one on a book with HTML in its text."""
+    root = tmp_path_factory.mktemp("html_runs")
+    novel = root / "novel.jsonl"
+    frankenstein = [path for path in bundled_books() if path.name == "pg84.txt.gz"]
+    assert frankenstein, "the bundled books lack pg84.txt.gz"
+    build_chapterbreak(
+        frankenstein, novel, BuildOptions(prefix_tokens=600, suffix_tokens=24), show_progress=False
+    )
+    hostile = root / "hostile.jsonl"
+    write_instances(
+        build_book(_hostile_book(), BuildOptions(prefix_tokens=300, suffix_tokens=24)).instances, hostile
+    )
+    backend = load_backend(TINY)
+    settings = ChapterBreakSettings(prefix_lengths=(64, 512), suffix_tokens=12)
+    quiet = RunOptions(show_progress=False, sample=8)
+    run_task(ChapterBreakTask(settings), novel, backend, root / "novel", quiet)
+    run_task(ChapterBreakTask(settings), hostile, backend, root / "hostile", quiet)
+    return [root / "novel", root / "hostile"]
+
+
+def _hostile_book() -> Book:
+    chapters = tuple(
+        Chapter(
+            heading=f"CHAPTER {index}.",
+            text="\n\n".join(
+                f"Paragraph {p} of chapter {index}. {HOSTILE} The sea was calm." for p in range(20)
+            ),
+        )
+        for index in range(1, 8)
+    )
+    return Book(
+        id="hostile", title="A <i>hostile</i> book", author="Anon", language="en", source="<synthetic>",
+        chapters=chapters,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright is not installed — make test installs them (pip install playwright)")
+    if not HEADLESS_SHELL.is_file():
+        pytest.fail(
+            f"headless Chromium is not at {HEADLESS_SHELL} — make test installs them "
+            "(apt-get install chromium chromium-headless-shell)"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(HEADLESS_SHELL), args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def artifacts(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    root = os.environ.get("LONGREAD_TEST_ARTIFACTS")
+    folder = (Path(root) if root else tmp_path) / "report_html" / str(request.node.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"screenshots: {folder}")
+    return folder
+
+
+def _open(browser: Any, page_path: Path) -> tuple[Any, list[str]]:
+    """A page on ``page_path`` that aborts and records every request not for a file:// address."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    refused: list[str] = []
+
+    def gate(route: Any) -> None:
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            refused.append(url)
+            route.abort()
+
+    page.route("**/*", gate)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(page_path.as_uri())
+    assert not errors, f"script errors on the page: {errors}"
+    return page, refused
+
+
+def _rows(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_table_filters_sample_and_toggle_in_chromium(
+    runs: list[Path], browser: Any, artifacts: Path, tmp_path: Path
+) -> None:
+    page_path = build_html_report(runs, tmp_path / "html")
+    page, refused = _open(browser, page_path)
+    page.screenshot(path=str(artifacts / "1-page.png"), full_page=True)
+
+    # the table shows the numbers of results.json, cell for cell as report.md
+    markdown = build_report(runs, tmp_path / "md").table
+    labels = [run.label for run in load_runs(runs)]
+    for run, label in zip(runs, labels, strict=True):
+        results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+        for key, entry in results["by_x"].items():
+            cells = page.locator(f'table.results tr[data-x="{key}"]').filter(has_text=label).first
+            texts = cells.locator("td").all_inner_texts()
+            accuracy = entry["metrics"]["accuracy"]
+            assert texts[2] == str(entry["n"])
+            assert texts[3] == (
+                f"{100 * accuracy['value']:.1f} "
+                f"[{100 * accuracy['ci_low']:.1f}–{100 * accuracy['ci_high']:.1f}]"
+            )
+            assert f"| {' | '.join(texts)} |" in markdown
+
+    # filter: wrong answers only
+    all_rows = [row for run in runs for row in _rows(run)]
+    assert page.locator("#sample-count").inner_text() == str(len(all_rows))
+    page.get_by_role("button", name="wrong", exact=True).click()
+    wrong = [row for row in all_rows if not row["correct"]]
+    assert 0 < len(wrong) < len(all_rows), (
+        "the tiny model should be right on some samples and wrong on others"
+    )
+    assert page.locator("#sample-count").inner_text() == str(len(wrong))
+    assert page.locator("#samples tbody tr").count() == len(wrong)
+    page.locator("#filter-x").select_option("512")
+    wrong_512 = [row for row in wrong if row["prefix_length"] == 512]
+    assert page.locator("#samples tbody tr").count() == len(wrong_512)
+    page.locator("#filter-x").select_option("")
+    page.screenshot(path=str(artifacts / "2-wrong.png"), full_page=True)
+
+    # open one sample of the novel: its candidates, their log-probs and the pick
+    row = next(row for row in _rows(runs[0]) if not row["correct"] and row["context_truncated"])
+    page.locator(f'#samples tr[data-key="{row["key"]}"]').filter(has_text=labels[0]).click()
+    detail = page.locator("#detail")
+    candidates = detail.locator("table.candidates tr")
+    assert candidates.count() == 1 + len(row["logprobs"])
+    for index, logprob in enumerate(row["logprobs"]):
+        cells = candidates.nth(index + 1).locator("td").all_inner_texts()
+        assert cells[0] == str(index) and cells[2] == f"{logprob:.3f}"
+        assert ("picked" in cells[1]) == (index == row["prediction"])
+    assert f"picked candidate {row['prediction']}" in detail.inner_text()
+    assert f"kept {row['context_tokens_kept']} of {row['context_tokens_original']}" in detail.inner_text()
+    assert detail.locator(".cutmark").count() == 1
+    assert detail.locator(".context .kept").inner_text().strip()
+    detail.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "3-sample.png"), full_page=True)
+
+    # toggle the first model off: its series, its table rows and its samples disappear
+    page.get_by_role("button", name="all", exact=True).click()
+    page.locator(".toggles input").first.uncheck()
+    assert page.locator('svg g.series[data-run="run0"]').is_hidden()
+    assert page.locator('svg g.series[data-run="run1"]').is_visible()
+    assert page.locator('table.results tr[data-run="run0"]').first.is_hidden()
+    assert page.locator("#sample-count").inner_text() == str(len(_rows(runs[1])))
+    # hover on a point of the other model: n and its interval
+    page.locator('svg g.series[data-run="run1"] circle.point').first.hover()
+    tip = page.locator("#tip")
+    assert tip.is_visible() and "n=" in tip.inner_text() and "[" in tip.inner_text()
+    page.screenshot(path=str(artifacts / "4-toggled.png"), full_page=True)
+    page.close()
+    assert refused == [], f"the page asked the network for {refused}"
+
+
+def test_book_text_is_shown_as_text_never_run(runs: list[Path], browser: Any, tmp_path: Path) -> None:
+    page_path = build_html_report(runs, tmp_path / "html")
+    assert HOSTILE not in page_path.read_text(encoding="utf-8")  # only escaped copies are in the page
+    page, refused = _open(browser, page_path)
+    page.locator("#filter-group").select_option("hostile")
+    page.locator("#samples tbody tr").first.click()
+    detail = page.locator("#detail")
+    assert HOSTILE in detail.locator(".context").inner_text()
+    assert "</script><script>window.pwned = 1" in detail.locator("table.candidates").inner_text()
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("#detail img, #detail b, #detail script").count() == 0
+    page.close()
+    assert refused == []
+
+
+def test_missing_data_file_is_said(runs: list[Path], browser: Any, tmp_path: Path) -> None:
+    data = Path(json.loads((runs[1] / "config.json").read_text())["config"]["data"]["path"])
+    moved = data.with_suffix(".moved")
+    data.rename(moved)
+    try:
+        page_path = build_html_report(runs[1:], tmp_path / "html")
+    finally:
+        moved.rename(data)
+    page, _ = _open(browser, page_path)
+    page.locator("#samples tbody tr").first.click()
+    assert "is not readable here" in page.locator("#detail").inner_text()
+    assert page.locator("#detail .context").count() == 0
+    page.close()
+
+
+def test_json_island_cannot_close_its_script() -> None:
+    island = json_island({"text": "</script><!-- & -->"})
+    assert "<" not in island and ">" not in island and "&" not in island
+    assert json.loads(island) == {"text": "</script><!-- & -->"}
+
+
+def test_table_cells_match_the_markdown_table(runs: list[Path], tmp_path: Path) -> None:
+    text = build_html_report(runs, tmp_path / "html").read_text(encoding="utf-8")
+    rows = [line for line in format_table(load_runs(runs)).splitlines()[2:]]
+    for line in rows:
+        for cell in line.strip("| ").split(" | ")[1:]:
+            assert f">{cell.replace('**', '')}<" in text or cell == "all" or cell == ""
