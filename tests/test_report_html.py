@@ -179,6 +179,11 @@ def test_table_filters_sample_and_toggle_in_chromium(
     detail.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "3-sample.png"), full_page=True)
 
+    # hover on a point of the first model (drawn under the second's band): n and its interval
+    page.locator('svg g.series[data-run="run0"] circle.point').last.hover()
+    tip = page.locator("#tip")
+    assert tip.is_visible() and tip.inner_text().startswith(labels[0]) and "n=8" in tip.inner_text()
+
     # toggle the first model off: its series, its table rows and its samples disappear
     page.get_by_role("button", name="all", exact=True).click()
     page.locator(".toggles input").first.uncheck()
@@ -186,9 +191,7 @@ def test_table_filters_sample_and_toggle_in_chromium(
     assert page.locator('svg g.series[data-run="run1"]').is_visible()
     assert page.locator('table.results tr[data-run="run0"]').first.is_hidden()
     assert page.locator("#sample-count").inner_text() == str(len(_rows(runs[1])))
-    # hover on a point of the other model: n and its interval
     page.locator('svg g.series[data-run="run1"] circle.point').first.hover()
-    tip = page.locator("#tip")
     assert tip.is_visible() and "n=" in tip.inner_text() and "[" in tip.inner_text()
     page.screenshot(path=str(artifacts / "4-toggled.png"), full_page=True)
     page.close()

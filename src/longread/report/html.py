@@ -184,9 +184,6 @@ script-src 'unsafe-inline'; img-src data:">
 <h1>{title}</h1>
 <p class="toggles">Models: {toggles}</p>
 {sections}
-<h2>Run configurations</h2>
-<p class="note">Each run's config.json side by side (rows that differ are marked).</p>
-{configs}
 <h2>Samples</h2>
 <div class="filters">
 <button data-outcome="all" class="active">all</button><button data-outcome="correct">correct</button>\
@@ -199,6 +196,9 @@ script-src 'unsafe-inline'; img-src data:">
 <th>outcome</th></tr></thead><tbody></tbody></table>
 <div id="detail"><p class="note">Click a sample to see its context, candidates and what the model picked.\
 </p></div>
+<h2>Run configurations</h2>
+<p class="note">Each run's config.json side by side (rows that differ are marked).</p>
+{configs}
 <div id="tip"></div>
 <script type="application/json" id="report-data">{data}</script>
 <script>{script}</script>

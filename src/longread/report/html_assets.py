@@ -134,6 +134,7 @@ SCRIPT = r"""
         ' characters of what the model saw are not embedded in this page] ', 'cutmark'));
       ctx.appendChild(el('span', tail.slice(start), 'kept'));
       box.appendChild(ctx);
+      box.appendChild(el('p', run.text_note, 'note'));
     } else box.appendChild(el('p', run.text_note, 'note'));
     const scores = row.logprobs || row.scores;
     if (scores) {

@@ -16,6 +16,8 @@ from longread.report.table import format_x
 
 WIDTH, HEIGHT = 760, 380
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 52
+PASS_THROUGH = ' pointer-events="none"'
+"""Bands and lines let the mouse through, so every run's points can be hovered, not only the last run's."""
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
@@ -136,9 +138,13 @@ def _series(
     band += [(place_x[x], place_y(m.ci_low)) for x, _, m in reversed(points) if m.ci_low is not None]
     if len(band) == 2 * len(points) and points:
         coords = " ".join(f"{px:.1f},{py:.1f}" for px, py in band)
-        out.append(f'<polygon points="{coords}" fill="{colour}" fill-opacity="0.15" stroke="none"/>')
+        out.append(
+            f'<polygon points="{coords}" fill="{colour}" fill-opacity="0.15" stroke="none"{PASS_THROUGH}/>'
+        )
     line = " ".join(f"{place_x[x]:.1f},{place_y(m.value):.1f}" for x, _, m in points)
-    out.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+    out.append(
+        f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}{PASS_THROUGH}/>'
+    )
     for x, n, m in points:
         assert m.value is not None
         text = _point_text(run, x, n, m)

@@ -57,9 +57,11 @@ def _chapterbreak_texts(run: RunReport, ids: set[str]) -> tuple[dict[str, dict[s
 
     if not run.data_path:
         return {}, "the run did not record its data file: contexts and candidates cannot be shown"
-    path = Path(run.data_path)
-    if not path.is_file():
-        return {}, f"the data file {path} is not readable here: contexts and candidates cannot be shown"
+    path = _find_data_file(run.path, Path(run.data_path))
+    if path is None:
+        return {}, (
+            f"the data file {run.data_path} is not readable here: contexts and candidates cannot be shown"
+        )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if run.data_sha256 and digest != run.data_sha256:
         return {}, (
@@ -80,3 +82,15 @@ def _chapterbreak_texts(run: RunReport, ids: set[str]) -> tuple[dict[str, dict[s
         "share of tokens the model kept, applied to characters — approximate to a few words"
     )
     return texts, note
+
+
+def _find_data_file(run_dir: Path, recorded: Path) -> Path | None:
+    """The recorded data path; a relative one (relative to where the run was started) is also tried
+    against the run directory's parents — the sha256 check that follows keeps a wrong guess out."""
+    if recorded.is_file():
+        return recorded
+    if recorded.is_absolute():
+        return None
+    return next(
+        (parent / recorded for parent in run_dir.resolve().parents if (parent / recorded).is_file()), None
+    )
