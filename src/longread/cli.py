@@ -265,6 +265,14 @@ def report_command(
             help="Row fields to compare side by side, comma-separated (e.g. suffix_type,negatives_from)."
         ),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Folder for one self-contained HTML page (index.html): tables, curves, "
+            "configs side by side, a per-sample browser.",
+        ),
+    ] = None,
 ) -> None:
     """A markdown table and a memory-curve plot (primary metric against the x-axis) of one or more runs."""
     from longread.report.build import build_report
@@ -279,6 +287,14 @@ def report_command(
     for plot in (files.plot, files.grouped_plot, files.every_metric_plot):
         if plot is not None:
             typer.echo(f"plot: {plot}")
+    if html is not None:
+        from longread.report.html import build_html_report
+
+        try:
+            page = build_html_report(list(runs), html)
+        except LongreadError as exc:
+            raise fail(exc) from None
+        typer.echo(f"html: {page}")
 
 
 @app.command("read")

@@ -16,6 +16,7 @@ from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterB
 from longread.evaluation.runner import RunOptions, run_task
 from longread.models.registry import load_backend
 from longread.report.build import build_report
+from longread.report.html import build_html_report
 
 DEMO_MODELS = ("smollm2", "suffixlm")
 DEMO_PREFIX_LENGTHS = (256, 512, 1024, 2048)
@@ -66,3 +67,4 @@ def run_demo(
     typer.echo("chance is 1 in 6 (16.7%)")
     typer.echo(f"report: {files.markdown}")
     typer.echo(f"plot:   {files.plot}")
+    typer.echo(f"html:   {build_html_report(runs, out / 'report')}")
