@@ -7,7 +7,9 @@ Arguments: DATA OUT. Makes, under OUT, ChapterBreak runs of a tiny random GPT-2 
 - ``killed``: the same 2 replicas, one killed by ``ray.kill`` before the run's call 4;
 - ``stopped``: the one replica left, killed before the run's call 4 (the run stops), then resumed on 2
   new replicas;
-- ``strict_one`` / ``strict_ray``: without truncation (some samples fail), one process and Ray.
+- ``strict_one`` / ``strict_ray``: without truncation (some samples fail), one process and Ray;
+
+and tries replicas of a model that does not exist (report["bad_model"]: the error).
 
 and writes OUT/report.json with what happened (calls, rescheduled requests, causes, wall times).
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.errors import LongreadError
 from longread.evaluation import RunOptions, run_task
 from longread.evaluation.ray_backend import RayBackend, stop_ray, wrap_with_ray
 from longread.models.errors import FatalBackendError
@@ -91,6 +94,11 @@ def main(data: Path, out: Path) -> None:
     # Requests that fail inside a replica fail their own samples only, with the one-process message.
     run_task(make_task(truncate=False), data, backend, out / "strict_ray", OPTIONS)
     backend.shutdown()
+    try:
+        wrap_with_ray("hf:/no/such/model", {"threads": 2}, workers=2)
+        report["bad_model"] = None
+    except LongreadError as exc:
+        report["bad_model"] = str(exc)
     stop_ray()
     (out / "report.json").write_text(json.dumps(report, indent=1))
 

@@ -101,3 +101,11 @@ def test_a_failing_request_fails_its_sample_only_with_the_same_message(
     assert sorted((ray / "errors.jsonl").read_text().splitlines()) == errors
     assert _sorted_rows(ray) == _sorted_rows(one) != []
     assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+
+
+def test_a_model_that_does_not_load_is_a_clear_error(runs: tuple[Path, dict[str, Any]]) -> None:
+    _, report = runs
+    assert report["bad_model"] == (
+        "the Ray replicas of 'hf:/no/such/model' could not start: longread.models.errors.ModelLoadError: "
+        "/no/such/model: folder does not exist — check the path given after hf:"
+    )

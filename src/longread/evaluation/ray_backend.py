@@ -167,7 +167,14 @@ class RayBackend:
         actor = self.ray.remote(Replica).options(num_cpus=0 if gpu else per_worker, num_gpus=1 if gpu else 0)
         self.actors: list[Any] = [actor.remote(spec, options) for _ in range(workers)]
         self.live: list[Any] = list(self.actors)
-        facts = self.ray.get([replica.facts.remote() for replica in self.actors])
+        try:
+            facts = self.ray.get([replica.facts.remote() for replica in self.actors])
+        except self.ray.exceptions.RayError as exc:
+            # A replica whose model does not load dies in its constructor (its exception may not even
+            # unpickle here); the last line of Ray's message is the cause.
+            self.shutdown()
+            cause = ([line for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__])[-1]
+            raise LongreadError(f"the Ray replicas of {spec!r} could not start: {cause.strip()}") from None
         described = [fact["describe"] for fact in facts]
         if any(other != described[0] for other in described[1:]):
             raise LongreadError(f"the Ray replicas of {spec!r} describe different models: {described}")
