@@ -6,8 +6,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.longread-installed
 TEST_STAMP := $(VENV)/.longread-test-installed
 # WordNet 3.0 for METEOR (nltk reads a copy the package makes: longread.metrics.wordnet); Debian's headless
-# Chromium for the HTML report's browser tests (Playwright drives it; `playwright install` is never run).
-APT_PACKAGES := wordnet-base wordnet-sense-index chromium chromium-headless-shell
+# Chromium for the HTML report's browser tests (Playwright drives it; `playwright install` is never run);
+# iproute2 (`ip`) puts loopback up in the Ray tests' own network namespace.
+APT_PACKAGES := wordnet-base wordnet-sense-index chromium chromium-headless-shell iproute2
 DEMO_OUT ?= demo-out
 # vLLM (CPU) serves a model to the served-backend tests; its own venv keeps the project's transformers untouched.
 VLLM_VENV  := .venv-vllm
