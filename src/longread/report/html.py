@@ -21,10 +21,10 @@ from longread.report.html_plot import memory_curve_svg, run_colour
 from longread.report.html_samples import run_samples
 from longread.report.load import RunReport, load_runs
 from longread.report.table import (
-    _metric_cell,
-    _metric_header,
     format_caption,
     format_x,
+    metric_cell,
+    metric_header,
     metric_names,
     task_title,
 )
@@ -104,18 +104,18 @@ def _table_html(runs: Sequence[RunReport], run_ids: Sequence[str]) -> str:
     """The table of report.md, one ``<tr data-run>`` per run × x value (and the run's ``all`` row)."""
     names = metric_names(runs)
     extras = list(dict.fromkeys(e for run in runs for e in run.report_extras))
-    header = ["model", runs[0].x_axis.label, "n", *[_metric_header(runs, n) for n in names]]
+    header = ["model", runs[0].x_axis.label, "n", *[metric_header(runs, n) for n in names]]
     header += [name.replace("_", " ") for name in extras]
     lines = ["<table class=results><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header)]
     lines.append("</tr></thead><tbody>")
     for run, run_id in zip(runs, run_ids, strict=True):
         for x, point in run.points.items():
             cells = [format_x(x, run.x_axis.scale), str(point.n)]
-            cells += [_metric_cell(point.metrics.get(name)) for name in names]
+            cells += [metric_cell(point.metrics.get(name)) for name in names]
             cells += ["—" if point.extras.get(e) is None else str(point.extras[e]) for e in extras]
             lines.append(_table_row(run, run_id, cells, x=str(x)))
         if run.overall is not None and len(run.points) > 1:
-            cells = ["all", str(run.overall.n), *[_metric_cell(run.overall.metrics.get(n)) for n in names]]
+            cells = ["all", str(run.overall.n), *[metric_cell(run.overall.metrics.get(n)) for n in names]]
             lines.append(_table_row(run, run_id, cells + [""] * len(extras), x="all"))
     lines.append("</tbody></table>")
     return "\n".join(lines)

@@ -49,7 +49,7 @@ def format_table(runs: Sequence[RunReport]) -> str:
         "model",
         x_label,
         "n",
-        *[_metric_header(runs, name) for name in names],
+        *[metric_header(runs, name) for name in names],
         *[name.replace("_", " ") for name in extras],
     ]
     align = ["---", "---:", "---:", *["---:"] * len(names), *["---:"] * len(extras)]
@@ -57,12 +57,12 @@ def format_table(runs: Sequence[RunReport]) -> str:
     for run in runs:
         for x, point in run.points.items():
             cells = [run.label, format_x(x, run.x_axis.scale), str(point.n)]
-            cells += [_metric_cell(point.metrics.get(name)) for name in names]
+            cells += [metric_cell(point.metrics.get(name)) for name in names]
             cells += ["—" if point.extras.get(name) is None else str(point.extras[name]) for name in extras]
             lines.append("| " + " | ".join(cells) + " |")
         if run.overall is not None and len(run.points) > 1:
             cells = [run.label, "**all**", str(run.overall.n)]
-            cells += [_metric_cell(run.overall.metrics.get(name)) for name in names]
+            cells += [metric_cell(run.overall.metrics.get(name)) for name in names]
             cells += ["" for _ in extras]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -93,7 +93,7 @@ def metric_names(runs: Sequence[RunReport]) -> list[str]:
     ]
 
 
-def _metric_header(runs: Sequence[RunReport], name: str) -> str:
+def metric_header(runs: Sequence[RunReport], name: str) -> str:
     proportion = any(
         (m := run.metric(x, name)) is not None and m.is_proportion for run in runs for x in run.points
     )
@@ -101,7 +101,7 @@ def _metric_header(runs: Sequence[RunReport], name: str) -> str:
     return f"{title} % [95% CI]" if proportion else f"{title} [95% CI]"
 
 
-def _metric_cell(metric: MetricValue | None) -> str:
+def metric_cell(metric: MetricValue | None) -> str:
     if metric is None or metric.value is None or math.isnan(metric.value):
         return "—"
     scale, spec = (100.0, ".1f") if metric.is_proportion else (1.0, _spec(metric.value))
