@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,17 @@ def synthetic_book(n_chapters: int, *, book_id: str = "synthetic", style: str = 
         chapters=tuple(chapters),
         metadata={"collection": "pg19"},
     )
+
+
+VLSP = SHARED / "corpus" / "vlsp"
+
+
+def copy_theses(folder: Path, theses: Sequence[str]) -> Path:
+    """The named real VLSP theses (main text and abstracts) copied into ``folder``: a builder's source."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for thesis in theses:
+        files = sorted(VLSP.glob(f"{thesis}.*"))
+        assert files, f"no thesis {thesis} in {VLSP}"
+        for path in files:
+            shutil.copy(path, folder / path.name)
+    return folder

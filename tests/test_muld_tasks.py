@@ -8,7 +8,6 @@ Every row carries the model's prediction and the references, and the corpus metr
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from longread.evaluation import RunOptions, make_task, run_task
 from longread.metrics.meteor import meteor
 from longread.metrics.text_overlap import corpus_bleu, rouge_l
 from longread.models.registry import load_backend
-from tests.helpers import SHARED, gutenberg_book, needs_shared
+from tests.helpers import copy_theses, gutenberg_book, needs_shared
 from tests.models_fixtures import backend
 from tests.test_muld_build_archetype import make_sources
 from tests.test_muld_build_hotpotqa import BOOK_PAGES, PARAGRAPHS_PER_PAGE, QUESTIONS, SAMPLE, book_paragraphs
@@ -36,7 +35,6 @@ from tests.test_muld_build_opensubtitles import ALIGNMENT, RAW
 from tests.test_muld_build_style_change import BOOKS
 
 pytestmark = [needs_shared, pytest.mark.slow]
-VLSP = SHARED / "corpus" / "vlsp"
 THESES = ("0704.2963v1", "0705.0587v1")
 QUIET = RunOptions(show_progress=False)
 
@@ -53,11 +51,7 @@ def _results(run: Path) -> dict[str, Any]:
 def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two real theses built by the CLI, plus three bad lines appended (no input, no reference, not UTF-8)."""
     root = tmp_path_factory.mktemp("vlsp")
-    source = root / "src"
-    source.mkdir()
-    for thesis in THESES:
-        for path in VLSP.glob(f"{thesis}.*"):
-            shutil.copy(path, source / path.name)
+    source = copy_theses(root / "src", THESES)
     out = root / "vlsp_test.jsonl"
     result = CliRunner().invoke(app, ["build", "muld/vlsp", "--source", str(source), "--out", str(out)])
     assert result.exit_code == 0, result.output

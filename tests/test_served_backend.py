@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import time
@@ -41,7 +40,7 @@ from longread.models.served import ServedBackend, ServedRequestError, parse_serv
 from longread.models.served.client import RetryPolicy, ServedClient
 from longread.models.served.protocol import echo_payload
 from longread.models.served.spec import with_spec_options
-from tests.helpers import SHARED, gutenberg_book, needs_shared
+from tests.helpers import copy_theses, gutenberg_book, needs_shared
 from tests.models_fixtures import backend as local_backend
 from tests.vllm_server import VLLMServer, running_vllm
 
@@ -51,7 +50,6 @@ PORT = 8801
 API_KEY = f"lr-served-test-{secrets.token_hex(12)}"
 """Distinctive, so any leak is found by a plain substring search."""
 LOGPROB_TOLERANCE = 1e-3
-VLSP = SHARED / "corpus" / "vlsp"
 THESES = ("0704.2963v1", "0705.0587v1")
 QUIET = RunOptions(show_progress=False)
 MEASURED: dict[str, Any] = {}
@@ -350,11 +348,7 @@ def test_chat_document_and_plain_generation_equal_local_greedy(served: ServedBac
 def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two real theses, built as ``longread build muld/vlsp`` builds them."""
     root = tmp_path_factory.mktemp("vlsp")
-    source = root / "src"
-    source.mkdir()
-    for thesis in THESES:
-        for path in VLSP.glob(f"{thesis}.*"):
-            shutil.copy(path, source / path.name)
+    source = copy_theses(root / "src", THESES)
     out = root / "vlsp.jsonl"
     report = build_vlsp([source], out)
     assert len(report.kept) == 2

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 from longread.benchmarks.muld.chunks import Selection
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.mentions import mention_chunks
-from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, _tokenizer
+from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, length_tokenizer
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings
 from longread.metrics.classification import classification_scores
 from longread.models.requests import (
@@ -100,7 +100,7 @@ class ArchetypeTask(MuldTaskBase):
             cached = mention_chunks(
                 instance.document,
                 instance.question,
-                tokenizer=_tokenizer(self._settings.length_tokenizer),
+                tokenizer=length_tokenizer(self._settings.length_tokenizer),
                 chunk_tokens=self._settings.chunk_tokens,
             )
             self._selections[instance.id] = cached

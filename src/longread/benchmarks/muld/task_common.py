@@ -70,7 +70,8 @@ def _k(tokens: int) -> str:
 
 
 @functools.cache
-def _tokenizer(name: str) -> NamedTokenizer:
+def length_tokenizer(name: str) -> NamedTokenizer:
+    """The tokenizer of the length axis and of the baselines' chunking, loaded once per process."""
     return load_tokenizer(name)
 
 
@@ -125,7 +126,7 @@ class MuldTaskBase:
     def doc_tokens(self, instance: MuldInstance) -> int:
         cached = self._doc_tokens.get(instance.id)
         if cached is None:
-            cached = _tokenizer(self._base_settings.length_tokenizer).count(instance.document)
+            cached = length_tokenizer(self._base_settings.length_tokenizer).count(instance.document)
             self._doc_tokens[instance.id] = cached
         return cached
 

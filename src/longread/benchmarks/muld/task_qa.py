@@ -26,7 +26,7 @@ from longread.benchmarks.muld.chunks import Selection
 from longread.benchmarks.muld.evidence import locate_evidence
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.retrieval import retrieve
-from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, _tokenizer
+from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, length_tokenizer
 from longread.benchmarks.muld.text_scores import TEXT_METRICS, score_text
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings
 from longread.models.requests import GENERATE, DocumentPrompt, GenerateRequest, GenerateResult
@@ -120,7 +120,7 @@ class QATask(MuldTaskBase):
                 method=self._settings.retriever,
                 chunk_tokens=self._settings.chunk_tokens,
                 top_k=self._settings.top_k,
-                tokenizer=_tokenizer(self._settings.length_tokenizer),
+                tokenizer=length_tokenizer(self._settings.length_tokenizer),
             )
             self._selections[instance.id] = cached
         return cached

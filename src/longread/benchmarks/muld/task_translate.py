@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from longread.benchmarks.muld.chunks import Selection
 from longread.benchmarks.muld.inputs import MuldInstance
 from longread.benchmarks.muld.subtitle_chunks import LineChunk, chunk_selection, join_translations
-from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, _tokenizer
+from longread.benchmarks.muld.task_common import MuldRow, MuldSettings, MuldTaskBase, length_tokenizer
 from longread.benchmarks.muld.text_scores import TEXT_METRICS, score_text
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings
 from longread.metrics.text_overlap import sum_bleu_stats
@@ -89,7 +89,7 @@ class TranslateTask(MuldTaskBase):
     def _chunking(self, instance: MuldInstance) -> tuple[list[LineChunk], Selection]:
         cached = self._chunks.get(instance.id)
         if cached is None:
-            tokenizer = _tokenizer(self._settings.length_tokenizer)
+            tokenizer = length_tokenizer(self._settings.length_tokenizer)
             cached = chunk_selection(instance.document, tokenizer, self._settings.chunk_tokens)
             self._chunks[instance.id] = cached
         return cached
