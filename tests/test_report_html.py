@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,15 +18,19 @@ from typing import Any
 import pytest
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
-from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.io import load_instances, write_instances
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.demo import bundled_books
 from longread.documents.book import Book, Chapter
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
+from longread.models.hf_backend import HFTokenEncoder
+from longread.models.loading import smollm2_tokenizer
+from longread.models.tokens import start_length
 from longread.report.build import build_report
 from longread.report.html import build_html_report, json_island
+from longread.report.html_samples import run_samples
 from longread.report.load import load_runs
 from longread.report.table import format_table
 
@@ -176,6 +181,9 @@ def test_table_filters_sample_and_toggle_in_chromium(
     assert f"kept {row['context_tokens_kept']} of {row['context_tokens_original']}" in detail.inner_text()
     assert detail.locator(".cutmark").count() == 1
     assert detail.locator(".context .kept").inner_text().strip()
+    assert (
+        detail.locator("p.cut").inner_text() == "cut: exact (tokenizer random:gpt2)"
+    )  # slow GPT-2 tokenizer
     detail.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "3-sample.png"), full_page=True)
 
@@ -240,3 +248,76 @@ def test_table_cells_match_the_markdown_table(runs: list[Path], tmp_path: Path) 
     for line in rows:
         for cell in line.strip("| ").split(" | ")[1:]:
             assert f">{cell.replace('**', '')}<" in text or cell == "all" or cell == ""
+
+
+@pytest.fixture(scope="module")
+def smollm2_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real SmolLM2 run on a bundled novel, its prefixes cut to 40 and 90 SmolLM2 tokens."""
+    root = tmp_path_factory.mktemp("cut_runs")
+    novel = root / "novel.jsonl"
+    frankenstein = [path for path in bundled_books() if path.name == "pg84.txt.gz"]
+    build_chapterbreak(
+        frankenstein, novel, BuildOptions(prefix_tokens=300, suffix_tokens=16), show_progress=False
+    )
+    settings = ChapterBreakSettings(prefix_lengths=(40, 90), suffix_tokens=6)
+    run_task(
+        ChapterBreakTask(settings), novel, load_backend("smollm2"), root / "smollm2",
+        RunOptions(show_progress=False, sample=3),
+    )  # fmt: skip
+    return root / "smollm2"
+
+
+def _text_ids(encoder: HFTokenEncoder, text: str) -> list[int]:
+    ids = encoder.encode(text)
+    return ids[start_length(ids, encoder.start_token_id) :]
+
+
+def test_the_cut_is_exact_to_the_token_with_the_runs_tokenizer(smollm2_run: Path) -> None:
+    """The kept text, tokenised again, is the model's last kept tokens; one character more adds one."""
+    (run,) = load_runs([smollm2_run])
+    samples = run_samples(run)
+    assert samples.cut == "exact (tokenizer smollm2)" and "exact (tokenizer smollm2)" in samples.text_note
+    config = json.loads((smollm2_run / "config.json").read_text(encoding="utf-8"))
+    prefixes = {i.id: i.prefix for i in load_instances(Path(config["config"]["data"]["path"]))}
+    encoder = HFTokenEncoder(smollm2_tokenizer())
+    rows = [row for row in samples.rows if row["context_truncated"]]
+    assert len(rows) == len(samples.rows) == 6, "every prefix should be longer than 90 SmolLM2 tokens"
+    for row in rows:
+        kept = row["context_tokens_kept"]
+        start = samples.texts[row["id"]]["cuts"][str(kept)]
+        stripped = prefixes[row["id"]].rstrip()
+        whole = _text_ids(encoder, stripped)
+        assert len(whole) == row["context_tokens_original"]
+        assert _text_ids(encoder, stripped[start:]) == whole[-kept:], row["key"]
+        assert len(_text_ids(encoder, stripped[start - 1 :])) == kept + 1, row["key"]
+        assert not stripped[start].isalnum() or not stripped[start - 1].isalnum(), "a cut inside a word"
+
+
+def test_the_page_marks_the_exact_cut_and_an_unloadable_tokenizer_as_approximate(
+    smollm2_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    served = tmp_path / "served"
+    shutil.copytree(smollm2_run, served)
+    config = json.loads((served / "config.json").read_text(encoding="utf-8"))
+    config["config"]["model"] = {"backend": "openai", "name": "far", "tokenizer": "hf:/nowhere/tokenizer"}
+    (served / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (approximate,) = load_runs([served])
+    note = run_samples(approximate).text_note
+    assert "approximate: tokenizer hf:/nowhere/tokenizer not loadable here" in note and "exact" not in note
+
+    page, refused = _open(browser, build_html_report([smollm2_run, served], tmp_path / "html"))
+    encoder = HFTokenEncoder(smollm2_tokenizer())
+    row = next(row for row in _rows(smollm2_run) if row["prefix_length"] == 40)
+    rows = page.locator(f'#samples tr[data-key="{row["key"]}"]')
+    rows.first.click()
+    detail = page.locator("#detail")
+    assert detail.locator("p.cut").inner_text() == "cut: exact (tokenizer smollm2)"
+    kept_text = detail.locator(".context .kept").text_content().rstrip()  # the model read prefix.rstrip()
+    assert len(_text_ids(encoder, kept_text)) == row["context_tokens_kept"] == 40
+    dropped = detail.locator(".context .dropped").text_content()
+    assert len(_text_ids(encoder, dropped[-1] + kept_text)) == 41
+    rows.nth(1).click()
+    assert detail.locator("p.cut").inner_text().startswith("cut: approximate: tokenizer hf:/nowhere")
+    assert detail.locator(".cutmark").count() == 1
+    page.close()
+    assert refused == []

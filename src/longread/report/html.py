@@ -86,6 +86,7 @@ def _run_island(run: RunReport, run_id: str) -> dict[str, Any]:
         "rows": samples.rows,
         "texts": samples.texts,
         "text_note": samples.text_note,
+        "cut": samples.cut,
     }
 
 

@@ -26,6 +26,7 @@ tr.differs th { background: #fff4d6; }
 .context { white-space: pre-wrap; max-height: 24em; overflow: auto; border: 1px solid #ccc;
            padding: 0.6em; font-family: Georgia, serif; background: #fdfdf8; }
 .context .dropped { color: #999; } .cutmark { color: #b00; font-weight: bold; }
+p.cut.exact { color: #060; } p.cut.approximate { color: #a50; font-weight: bold; }
 tr.picked td { background: #ffe9e9; } tr.gold td:first-child { font-weight: bold; }
 tr.picked.gold td { background: #e4f7e4; }
 .note { color: #666; font-size: 0.9em; }
@@ -123,8 +124,14 @@ SCRIPT = r"""
       (row.context_truncated ? ' (cut at the start: the model saw the end of the prefix)'
         : ' (the whole prefix)'), 'note'));
     if (text) {
+      const exact = text.cuts && text.cuts[String(row.context_tokens_kept)] !== undefined;
       const share = row.context_tokens_original ? row.context_tokens_kept / row.context_tokens_original : 1;
-      const keptChars = Math.round(text.prefix_chars * share);
+      const keptChars = exact ? text.prefix_chars - text.cuts[String(row.context_tokens_kept)]
+        : Math.round(text.prefix_chars * share);
+      const how = exact || (run.cut && run.cut.startsWith('approximate')) ? run.cut
+        : 'approximate: this cut could not be placed by the tokenizer; ' +
+          'placed by the share of tokens kept, applied to characters';
+      box.appendChild(el('p', 'cut: ' + how, exact ? 'cut exact' : 'cut approximate'));
       const tail = text.prefix_tail, start = Math.max(0, tail.length - keptChars);
       const ctx = el('div', undefined, 'context');
       if (start > 0) {

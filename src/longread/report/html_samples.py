@@ -3,21 +3,25 @@
 Rows come from ``samples.jsonl``, typed by the run's task where it is registered (raw JSON
 otherwise). For ChapterBreak the context and the candidates are not in the rows; they are
 read from the run's data file when it is still readable, and each row says how many of the
-prefix's tokens the model kept (always the end of the prefix). The report does not load the
-model's tokenizer, so the cut is placed by the kept share of tokens applied to characters and
-marked as approximate; when the data file is gone or changed the page says so instead.
+prefix's tokens the model kept (always the end of the prefix). The run's tokenizer is loaded and
+the prefix tokenised again as the backend did (:mod:`longread.report.html_cut`), so each row's cut
+is given to the character (``cuts``: kept tokens → offset in the prefix). Where the tokenizer
+cannot be loaded here the cut is placed by the kept share of tokens applied to characters and the
+note says "approximate" and why; when the data file is gone or changed the page says so instead.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from longread.errors import LongreadError
+from longread.report.html_cut import CutFinder, TokenizerUnavailable, cut_finder
 from longread.report.load import RunReport
-from longread.runs.run_dir import read_samples
+from longread.runs.run_dir import CONFIG_FILE, read_samples
 
 MAX_CONTEXT_CHARS = 60_000
 """The tail of each prefix kept in the page: enough for every cut up to ~12K tokens, small pages."""
@@ -27,9 +31,13 @@ MAX_CONTEXT_CHARS = 60_000
 class RunSamples:
     rows: list[dict[str, Any]]
     texts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """instance id → {"prefix_tail", "prefix_chars", "candidates", "title"} (ChapterBreak)."""
+    """instance id → {"prefix_tail", "prefix_chars", "candidates", "title", "cuts"} (ChapterBreak);
+    ``cuts`` maps a kept token count (as text) to the character offset in the prefix where the kept
+    text starts, for each count the rows of that instance have and the tokenizer could place."""
     text_note: str = ""
-    """Why the contexts are not shown, or how they were read."""
+    """Why the contexts are not shown, or how they were read and how exact their cut is."""
+    cut: str = ""
+    """``exact (tokenizer NAME)`` or ``approximate: why`` — how the page places the cut."""
 
 
 def run_samples(run: RunReport) -> RunSamples:
@@ -37,8 +45,39 @@ def run_samples(run: RunReport) -> RunSamples:
     rows = _typed_rows(run)
     if run.task != "chapterbreak":
         return RunSamples(rows, text_note="this task's rows carry no separate context to show")
+    kept: dict[str, set[int]] = {}
+    for row in rows:
+        if isinstance(row.get("context_tokens_kept"), int):
+            kept.setdefault(str(row.get("id")), set()).add(int(row["context_tokens_kept"]))
     texts, note = _chapterbreak_texts(run, {str(row.get("id")) for row in rows})
-    return RunSamples(rows, texts, note)
+    prefixes = {instance_id: str(text.pop("prefix")) for instance_id, text in texts.items()}
+    if not texts:
+        return RunSamples(rows, texts, note)
+    try:
+        finder = cut_finder(_model_entry(run.path))
+    except TokenizerUnavailable as exc:
+        cut = f"approximate: {exc}; the cut is placed by the share of tokens kept, applied to characters"
+        return RunSamples(rows, texts, f"{note}; {cut}", cut)
+    for instance_id, text in texts.items():
+        text["cuts"] = _cuts(finder, prefixes[instance_id], kept.get(instance_id, set()))
+    cut = f"exact (tokenizer {finder.description})"
+    return RunSamples(
+        rows, texts, f"{note}; the cut is {cut}: the prefix tokenised again as the model did", cut
+    )
+
+
+def _cuts(finder: CutFinder, prefix: str, kept_counts: set[int]) -> dict[str, int]:
+    return {str(kept): start for kept, start in sorted(finder.kept_starts(prefix, kept_counts).items())}
+
+
+def _model_entry(run_dir: Path) -> dict[str, Any]:
+    """``config.model`` of a run (empty when the run did not record it)."""
+    try:
+        config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8")).get("config", {})
+    except (OSError, ValueError):
+        return {}
+    model = config.get("model") if isinstance(config, dict) else None
+    return model if isinstance(model, dict) else {}
 
 
 def _typed_rows(run: RunReport) -> list[dict[str, Any]]:
@@ -73,14 +112,12 @@ def _chapterbreak_texts(run: RunReport, ids: set[str]) -> tuple[dict[str, dict[s
         if instance.id in ids:
             texts[instance.id] = {
                 "title": instance.book_title,
+                "prefix": instance.prefix,
                 "prefix_tail": instance.prefix[-MAX_CONTEXT_CHARS:],
                 "prefix_chars": len(instance.prefix),
                 "candidates": instance.candidates,
             }
-    note = (
-        f"contexts and candidates read from {path} (sha256 matches the run); the cut is placed by the "
-        "share of tokens the model kept, applied to characters — approximate to a few words"
-    )
+    note = f"contexts and candidates read from {path} (sha256 matches the run)"
     return texts, note
 
 
