@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -56,3 +60,22 @@ def copy_theses(folder: Path, theses: Sequence[str]) -> Path:
         for path in files:
             shutil.copy(path, folder / path.name)
     return folder
+
+
+def run_in_own_network(
+    argv: Sequence[str], root: Path, deadline_s: float
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` inside a network namespace of its own with only loopback up (``unshare -n``), Ray's
+    usage stats off and ``root`` on the path: whatever Ray does, no packet can leave the machine."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": str(root)}
+    return subprocess.run(
+        ["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=deadline_s,
+    )  # fmt: skip
+
+
+def require_ray() -> None:
+    """Fail (never skip) when Ray is missing: `make test` installs it."""
+    found = subprocess.run([sys.executable, "-c", "import ray"], capture_output=True)
+    if found.returncode != 0:
+        pytest.fail("Ray is not installed in this environment: `make test` installs it (the `ray` extra)")

@@ -7,9 +7,6 @@ off and a temp dir of its own (OFFLINE.md), so nothing Ray does can leave the ma
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,36 +16,23 @@ import pytest
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.documents.reader import read_book
-from tests.helpers import gutenberg_book
+from tests.helpers import gutenberg_book, require_ray, run_in_own_network
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = 6
 CHILD_DEADLINE_S = 150
 
 
-def _ray_importable() -> None:
-    found = subprocess.run([sys.executable, "-c", "import ray"], capture_output=True)
-    if found.returncode != 0:
-        pytest.fail("Ray is not installed in this environment: `make test` installs it (the `ray` extra)")
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    _ray_importable()
+    require_ray()
     out = tmp_path_factory.mktemp("ray_eval")
     built = build_book(read_book(gutenberg_book(1342)), BuildOptions(prefix_tokens=2048, suffix_tokens=32))
     data = out / "cb.jsonl"
     # Late chapters: their prefixes are cut at every length but the longest, so some samples are reused.
     write_instances(built.instances[10 : 10 + INSTANCES], data)
-    child = shlex.join([sys.executable, "-m", "tests.ray_eval_child", str(data), str(out)])
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        ["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {child}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=CHILD_DEADLINE_S,
+    done = run_in_own_network(
+        [sys.executable, "-m", "tests.ray_eval_child", str(data), str(out)], ROOT, CHILD_DEADLINE_S
     )
     assert done.returncode == 0, done.stderr[-4000:]
     return out, json.loads((out / "report.json").read_text())
@@ -80,6 +64,12 @@ def test_a_killed_worker_loses_nothing(runs: tuple[Path, dict[str, Any]]) -> Non
     assert len(killed["lost"]) == 1 and "Actor" in killed["lost"][0]
     assert (out / "killed" / "results.json").read_bytes() == (out / "one" / "results.json").read_bytes()
     assert _sorted_rows(out / "killed") == _sorted_rows(out / "one")
+    # The run names what happened and to which samples (never in results.json: same bytes).
+    incidents = [json.loads(line) for line in (out / "killed" / "incidents.jsonl").read_text().splitlines()]
+    assert len(incidents) == 1 and incidents[0]["keys"], incidents
+    assert "a Ray replica died (ActorDiedError: The actor died" in incidents[0]["message"]
+    assert "asked again of another replica" in incidents[0]["message"]
+    assert not (out / "one" / "incidents.jsonl").exists()
 
 
 def test_no_worker_left_stops_the_run_and_resume_finishes_it(runs: tuple[Path, dict[str, Any]]) -> None:
@@ -117,17 +107,12 @@ def test_the_command_line_runs_on_ray_with_the_same_results(runs: tuple[Path, di
     data = out / "cb.jsonl"
     common = ["eval", "chapterbreak", "--data", str(data), "--model", "random:gpt2", "--prefix-lengths", "64",
               "--limit", "2", "--quiet"]  # fmt: skip
-    longread = shlex.join([sys.executable, "-m", "longread.cli"])
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     # A replica's threads are part of the model's description: one process with 1 thread = 2 replicas × 1.
     one_process = ["--threads", "1"]
     on_ray = ["--threads", "2", "--ray", "--ray-workers", "2"]
     for name, extra in (("cli-one", one_process), ("cli-ray", on_ray)):
-        command = shlex.join([*common, "--out", str(out / name), *extra])
-        done = subprocess.run(
-            ["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {longread} {command}"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_DEADLINE_S,
-        )  # fmt: skip
+        command = [sys.executable, "-m", "longread.cli", *common, "--out", str(out / name), *extra]
+        done = run_in_own_network(command, ROOT, CHILD_DEADLINE_S)
         assert done.returncode == 0, done.stderr[-4000:]
     one, ray = out / "cli-one", out / "cli-ray"
     assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from longread.cli_build import register as register_build_commands
 from longread.cli_muld import register as register_muld_commands
@@ -20,14 +22,29 @@ from longread.cli_options import (
     ModelOption,
     ModeOption,
     PrefillChunkOption,
+    RayOption,
+    RayWorkersOption,
     ThreadsOption,
     backend_from_options,
     fail,
     parse_lengths,
+    ray_from_options,
 )
 from longread.errors import LongreadError
+from longread.scaleout.ray_options import normalise_ray_args
+
+
+class _LongreadGroup(TyperGroup):
+    """The root command: ``--ray`` alone is read as ``--ray=local`` (see ``scaleout.ray_options``)."""
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **options: Any) -> Any:
+        return super().main(
+            normalise_ray_args(sys.argv[1:] if args is None else list(args)), *rest, **options
+        )
+
 
 app = typer.Typer(
+    cls=_LongreadGroup,
     help="longread: does a language model really use what it read thousands of tokens ago?",
     no_args_is_help=True,
     add_completion=False,
@@ -174,25 +191,8 @@ def eval_command(
     threads: ThreadsOption = None,
     max_length: MaxLengthOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
-    ray: Annotated[
-        bool,
-        typer.Option(
-            "--ray",
-            help="Run on Ray: a local Ray on this machine, or the cluster at --ray-address "
-            "(pip install 'longread[ray]').",
-            rich_help_panel="Scale-out",
-        ),
-    ] = False,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(help="Address of an existing Ray cluster (implies --ray).", rich_help_panel="Scale-out"),
-    ] = None,
-    ray_workers: Annotated[
-        int,
-        typer.Option(
-            min=1, help="Model replicas on Ray; --threads is split between them.", rich_help_panel="Scale-out"
-        ),
-    ] = 2,
+    ray: RayOption = None,
+    ray_workers: RayWorkersOption = 2,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.registry import make_task
@@ -212,9 +212,10 @@ def eval_command(
     for key, value in (("scoring", scoring), ("window", window), ("stride", stride)):
         if value is not None:
             settings[key] = str(value)
+    on_ray = ray_from_options(ray, ray_workers)
     try:
         chosen = make_task(task, settings)
-        if ray or ray_address:
+        if on_ray is not None:
             from longread.evaluation.ray_backend import wrap_with_ray
 
             backend = wrap_with_ray(
@@ -228,8 +229,8 @@ def eval_command(
                     "threads": threads,
                     "max_length": max_length,
                 },
-                address=ray_address,
-                workers=ray_workers,
+                address=on_ray.address,
+                workers=on_ray.workers,
             )
         else:
             backend = backend_from_options(
@@ -263,7 +264,7 @@ def eval_command(
     except LongreadError as exc:
         raise fail(exc) from None
     finally:
-        if ray or ray_address:
+        if on_ray is not None:
             from longread.evaluation.ray_backend import stop_ray
 
             stop_ray()
@@ -289,6 +290,13 @@ def eval_command(
         )
         for key, message in outcome.errors:
             typer.echo(f"  {key}: {message}")
+    if outcome.incidents:
+        typer.echo(
+            f"{len(outcome.incidents)} incident(s) on the way, every sample answered "
+            f"(kept in {out}/incidents.jsonl):"
+        )
+        for incident in outcome.incidents:
+            typer.echo(f"  {incident}")
     if outcome.errors or outcome.input_problems:
         raise typer.Exit(code=1)
 

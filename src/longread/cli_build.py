@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,9 +12,12 @@ from longread.cli_options import (
     FORMAT_HELP,
     DeviceOption,
     DtypeOption,
+    RayOption,
+    RayWorkersOption,
     ThreadsOption,
     backend_from_options,
     fail,
+    ray_from_options,
 )
 from longread.errors import LongreadError
 
@@ -77,7 +80,11 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
             ),
         ] = None,
         workers: Annotated[
-            int, typer.Option(help="Worker processes (books are read and built in parallel).")
+            int,
+            typer.Option(
+                help="Worker processes (books are read and built in parallel); with --ray, the CPUs of a "
+                "local Ray."
+            ),
         ] = 2,
         format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "auto",
         heading_pattern: Annotated[
@@ -90,6 +97,7 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
             bool, typer.Option(help="Fail (and write nothing) if any book is skipped.")
         ] = False,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        ray: RayOption = None,
     ) -> None:
         """Build ChapterBreak instances: a long prefix ending at a chapter break, the true next chapter
         start and negatives from later chapters, all carrying the gold's chapter number."""
@@ -129,6 +137,7 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
                 workers=workers,
                 strict=strict,
                 show_progress=not quiet,
+                ray=ray_from_options(ray, workers),
             )
         except LongreadError as exc:
             raise fail(exc) from None
@@ -198,6 +207,8 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
         dtype: DtypeOption = "float32",
         threads: ThreadsOption = None,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+        ray: RayOption = None,
+        ray_workers: RayWorkersOption = 2,
     ) -> None:
         """Build NarrativeXL: scenes, generated true and distorted summaries, renamed characters, read-along
         questions (look-ahead, change, other-book) and summary-correction questions."""
@@ -217,15 +228,7 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
                 scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
                 summaries=SummarySettings(answer_tag=answer_tag),
             )
-            backend = backend_from_options(
-                model,
-                device=device,
-                dtype=dtype,
-                mode="shared",
-                batch_size=8,
-                prefill_chunk=DEFAULT_PREFILL_CHUNK,
-                threads=threads,
-            )
+            backend = _summariser(model, device, dtype, threads, ray_from_options(ray, ray_workers))
             if generate_batch is not None:
                 if generate_batch < 1:
                     raise typer.BadParameter("give at least 1", param_hint="--generate-batch")
@@ -242,8 +245,15 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
             )
         except LongreadError as exc:
             raise fail(exc) from None
+        finally:
+            if ray is not None:
+                from longread.scaleout.ray_session import stop_ray
+
+                stop_ray()
         for line in report.summary_lines():
             typer.echo(line)
+        for incident in getattr(backend, "take_incidents", list)():
+            typer.echo(f"incident (every summary made): {incident}")
 
     @app.command("stats")
     def stats_command(
@@ -306,3 +316,22 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
                 raise typer.BadParameter("use official or longread", param_hint="--to")
         except LongreadError as exc:
             raise fail(exc) from None
+
+
+def _summariser(model: str, device: str, dtype: str, threads: int | None, ray: Any) -> Any:
+    """The model that writes NarrativeXL's summaries: in this process, or replicated on Ray (each call's
+    prompts shared between the replicas; batched generation equals one-at-a-time, so the files are the
+    same bytes)."""
+    options: dict[str, Any] = {
+        "device": device,
+        "dtype": dtype,
+        "mode": "shared",
+        "batch_size": 8,
+        "prefill_chunk": DEFAULT_PREFILL_CHUNK,
+        "threads": threads,
+    }
+    if ray is None:
+        return backend_from_options(model, **options)
+    from longread.evaluation.ray_backend import wrap_with_ray
+
+    return wrap_with_ray(model, options, address=ray.address, workers=ray.workers)

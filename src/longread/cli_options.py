@@ -6,6 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
+from longread.errors import LongreadError
+
 ModelOption = Annotated[
     str,
     typer.Option(
@@ -41,6 +43,33 @@ MaxLengthOption = Annotated[
 ]
 
 DEFAULT_PREFILL_CHUNK = 512
+
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="[ADDRESS]",
+        help="Run on Ray: --ray alone starts a local Ray on this machine; --ray HOST:PORT (or "
+        "ray://HOST:PORT, auto) joins an existing cluster (pip install 'longread[ray]').",
+        rich_help_panel="Scale-out",
+    ),
+]
+RayWorkersOption = Annotated[
+    int,
+    typer.Option(
+        min=1, help="Model replicas on Ray; --threads is split between them.", rich_help_panel="Scale-out"
+    ),
+]
+
+
+def ray_from_options(value: str | None, workers: int) -> Any:
+    """The ``scaleout.ray_options.RayOptions`` of ``--ray`` / ``--ray-workers`` (None without)."""
+    from longread.scaleout.ray_options import ray_options
+
+    try:
+        return ray_options(value, workers)
+    except LongreadError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--ray") from None
 
 
 def backend_from_options(

@@ -12,12 +12,15 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from longread.documents.book import Book
 from longread.documents.reader import ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
+
+if TYPE_CHECKING:
+    from longread.scaleout.ray_options import RayOptions
 
 T = TypeVar("T")
 
@@ -30,6 +33,8 @@ class BookOutcome(Generic[T]):
     book_id: str | None
     result: T | None = None
     error: BadInputError | None = None
+    notes: tuple[str, ...] = ()
+    """What happened on the way that did not stop it (its Ray worker died and it was built again)."""
 
 
 def read_source(source: Source, options: ReadOptions = ReadOptions()) -> Iterator[Book | BadInputError]:
@@ -78,15 +83,23 @@ def map_books(
     *,
     options: ReadOptions = ReadOptions(),
     workers: int = 1,
+    ray: RayOptions | None = None,
 ) -> Iterator[BookOutcome[T]]:
     """Apply ``per_book`` to every book under ``paths``; one outcome per book, in input order.
 
     ``per_book`` runs in the worker processes (it must be picklable: a module-level
     function or a ``functools.partial`` of one); a ``BadInputError`` it raises
-    skips that book only.
+    skips that book only. With ``ray`` each book source is a Ray task instead
+    (:mod:`longread.scaleout.ray_books`); the outcomes are the same.
     """
     job: _Job[T] = _Job(per_book, options)
     sources = iter_sources(paths)
+    if ray is not None:
+        from longread.scaleout.ray_books import map_sources_on_ray
+
+        for outcomes in map_sources_on_ray(job, sources, ray):
+            yield from outcomes
+        return
     if workers <= 1:
         for source in sources:
             yield from job(source)

@@ -21,72 +21,27 @@ Rules:
 - Read-along requests of one call go to a single replica (its session reads on
   through the book); every other kind is sharded.
 
-``import ray`` happens only here, and only when a Ray backend is made.
+``import ray`` happens only in :mod:`longread.scaleout.ray_session`, when a Ray backend is made.
 """
 
 from __future__ import annotations
 
-import os
 import pickle
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from longread.errors import LongreadError
 from longread.models.errors import FatalBackendError
 from longread.models.requests import READ_ALONG
+from longread.scaleout.ray_session import death_cause, death_errors, start_ray, stop_ray
 
-RAY_MISSING = (
-    "Ray is not installed: pip install 'longread[ray]' (or 'ray[default]==2.60.*'); `make test` installs it"
-)
-RAY_ENVIRONMENT = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-"""Set before a local Ray starts: otherwise its usage-stats process reaches out (OFFLINE.md)."""
+__all__ = ["RayBackend", "WorkerLostError", "stop_ray", "wrap_with_ray"]
 
 UNSHARDED_KINDS = frozenset({READ_ALONG})
-
-_local_temp_dirs: list[str] = []
-"""Temp dirs of the local Rays this process started (removed by :func:`stop_ray`)."""
 
 
 class WorkerLostError(LongreadError):
     """The replicas asked for a shard died twice: its requests are not answered (their samples fail)."""
-
-
-def import_ray() -> Any:
-    """The ``ray`` module, or a :class:`LongreadError` saying how to install it."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise LongreadError(RAY_MISSING) from exc
-    return ray
-
-
-def start_ray(address: str | None, num_cpus: int) -> Any:
-    """Connect to the cluster at ``address``, or start a local Ray with ``num_cpus`` and no dashboard.
-
-    A local Ray gets usage stats off and a temporary directory of its own (short, under the system temp
-    dir: Ray's socket paths must stay short). An already initialised Ray is used as it is.
-    """
-    for name, value in RAY_ENVIRONMENT.items():
-        os.environ.setdefault(name, value)
-    ray = import_ray()
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            temp_dir = tempfile.mkdtemp(prefix="lr-ray-")
-            _local_temp_dirs.append(temp_dir)
-            ray.init(num_cpus=num_cpus, include_dashboard=False, _temp_dir=temp_dir, log_to_driver=False)
-    return ray
-
-
-def stop_ray() -> None:
-    """Disconnect from Ray (a local Ray this process started stops) and remove the local temp dirs."""
-    ray = import_ray()
-    ray.shutdown()
-    while _local_temp_dirs:
-        shutil.rmtree(_local_temp_dirs.pop(), ignore_errors=True)
 
 
 class Replica:
@@ -191,6 +146,7 @@ class RayBackend:
         """Requests sent again because their replica died."""
         self.lost_workers: list[str] = []
         """Why each dropped replica died."""
+        self._incidents: list[str] = []
         self.on_call: Callable[[int], None] | None = None
         """Called with the call's number before each call (tests kill a replica from here)."""
 
@@ -209,6 +165,12 @@ class RayBackend:
                 "threads_per_worker": self.threads_per_worker,
             },
         }
+
+    def take_incidents(self) -> list[str]:
+        """What happened since the last call to this (a replica died, its requests were asked again);
+        the runner stores it with the samples of the call (``incidents.jsonl``)."""
+        taken, self._incidents = self._incidents, []
+        return taken
 
     def shutdown(self) -> None:
         """End the replicas (the Ray session itself stays up for whoever started it)."""
@@ -258,8 +220,13 @@ class RayBackend:
             for (index, shard, replica, attempt), ref in zip(pending, refs, strict=True):
                 try:
                     ok, value = self.ray.get(ref)
-                except self._death_errors() as died:
+                except death_errors(self.ray) as died:
                     self._drop(replica, died)
+                    again = "gave up: it died again" if attempt >= 1 else "asked again of another replica"
+                    self._incidents.append(
+                        f"a Ray replica died ({death_cause(died)}) while answering {len(shard)} {kind} "
+                        f"requests; {again}"
+                    )
                     if attempt >= 1:
                         failure = failure or WorkerLostError(
                             f"{len(shard)} {kind} requests: their replica died twice; last cause: {died}"
@@ -282,21 +249,10 @@ class RayBackend:
             ]
         return [answer for index in range(len(shards)) for answer in answers[index]]
 
-    def _death_errors(self) -> tuple[type[BaseException], ...]:
-        """What Ray raises when a replica is gone: killed, crashed, out of memory, its node lost."""
-        errors = self.ray.exceptions
-        return (
-            errors.RayActorError,
-            errors.WorkerCrashedError,
-            errors.OutOfMemoryError,
-            errors.NodeDiedError,
-        )
-
     def _drop(self, replica: Any, cause: BaseException) -> None:
         if replica in self.live:
             self.live.remove(replica)
-            first_line = (str(cause).splitlines() or [""])[0]
-            self.lost_workers.append(f"{type(cause).__name__}: {first_line}")
+            self.lost_workers.append(death_cause(cause))
 
     def _no_worker_left(self) -> FatalBackendError:
         causes = "; ".join(self.lost_workers) or "none started"

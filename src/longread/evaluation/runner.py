@@ -74,6 +74,9 @@ class RunOutcome:
     errors: list[tuple[str, str]] = field(default_factory=list)
     input_problems: list[str] = field(default_factory=list)
     """Items of the data that could not be read (bad lines), each naming its file and line."""
+    incidents: list[str] = field(default_factory=list)
+    """What happened to the backend's machinery while samples were answered (a Ray replica died and its
+    requests were asked again), as the backend told it; also in the run's ``incidents.jsonl``."""
 
 
 OnRow = Callable[[SampleRow], None]
@@ -227,8 +230,10 @@ def _answer(
         try:
             results = ask(backend, kind, [request for _, request in part], None)
         except (RunWriteError, FatalBackendError):
+            _note_incidents(backend, run, outcome, part)
             raise
         except Exception as exc:
+            _note_incidents(backend, run, outcome, part)
             if len(part) == 1:
                 _record_error(run, outcome, part[0][0], exc)
                 yield [part[0][0]], answers
@@ -244,10 +249,24 @@ def _answer(
                 except Exception as single:
                     _record_error(run, outcome, sample, single)
                     results.append(None)
+        _note_incidents(backend, run, outcome, part)
         for (sample, _), result in zip(part, results, strict=True):
             if result is not None:
                 answers[sample.key] = result
         yield [sample for sample, _ in part], answers
+
+
+def _note_incidents(
+    backend: Any, run: RunDir, outcome: RunOutcome, part: Sequence[tuple[Sample[Any], Any]]
+) -> None:
+    """Store what the backend says happened during the call that asked for ``part`` (a backend with
+    ``take_incidents()``: the Ray replicas), naming the samples of that call."""
+    take = getattr(backend, "take_incidents", None)
+    if not callable(take):
+        return
+    for message in take():
+        run.append_incident([sample.key for sample, _ in part], str(message))
+        outcome.incidents.append(f"{message} (samples {', '.join(sample.key for sample, _ in part)})")
 
 
 def _by_weight(requests: list[tuple[Sample[Any], Any]], batch: int) -> list[list[tuple[Sample[Any], Any]]]:

@@ -52,7 +52,18 @@ RESULTS_FILE = "results.json"
 TIMING_FILE = "timing.json"
 SELECTION_FILE = "selection.json"
 """The sample keys the last session summarised (samples.jsonl may hold more, from a larger --sample)."""
-RUN_FILES = (CONFIG_FILE, SAMPLES_FILE, ERRORS_FILE, RESULTS_FILE, TIMING_FILE, SELECTION_FILE)
+INCIDENTS_FILE = "incidents.jsonl"
+"""What happened to the machinery while samples were answered (a Ray worker died and its requests were
+asked again): written only when something happened, never part of the results."""
+RUN_FILES = (
+    CONFIG_FILE,
+    SAMPLES_FILE,
+    ERRORS_FILE,
+    RESULTS_FILE,
+    TIMING_FILE,
+    SELECTION_FILE,
+    INCIDENTS_FILE,
+)
 RESULTS_SCHEMA_VERSION = 1
 # A killed session still leaves its wall time in timing.json, to within this many seconds.
 TIMING_CHECKPOINT_S = 30.0
@@ -87,6 +98,7 @@ class RunDir:
         except BaseException:
             self._samples.close()
             raise
+        self._incidents: JsonlLog | None = None
         self.torn_tail = self._samples.torn_tail
         self._done = {str(row["key"]) for row in self._samples.initial_rows if "key" in row}
         self._timing = _read_timing(path / TIMING_FILE)
@@ -187,6 +199,13 @@ class RunDir:
         """Record that an item failed; the run goes on and the item is retried on resume."""
         self._errors.append({"key": key, "message": message}, stored=len(self._done))
 
+    def append_incident(self, keys: Iterable[str], message: str) -> None:
+        """Record that the samples ``keys`` were affected by ``message`` but answered (e.g. re-asked after
+        their worker died): ``incidents.jsonl``, append-only, created at the first incident."""
+        if self._incidents is None:
+            self._incidents = JsonlLog(self.path / INCIDENTS_FILE)
+        self._incidents.append({"keys": sorted(keys), "message": message}, stored=len(self._done))
+
     def errors(self) -> list[ItemError]:
         """Failed items not finished since, sorted by key (the latest message per key)."""
         latest: dict[str, str] = {}
@@ -245,6 +264,8 @@ class RunDir:
         finally:
             self._samples.close()
             self._errors.close()
+            if self._incidents is not None:
+                self._incidents.close()
 
     def __enter__(self) -> RunDir:
         return self

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from longread.benchmarks.chapterbreak.build import (
     BuildOptions,
@@ -21,6 +23,7 @@ from longread.documents.reader import ReadOptions
 from longread.errors import LongreadError
 from longread.files import atomic_writer
 from longread.progress import Progress
+from longread.scaleout.ray_options import RayOptions
 
 # Out-of-book negatives are drawn from a seeded reservoir of at most this many chapter starts.
 DEFAULT_POOL_SIZE = 20_000
@@ -42,6 +45,8 @@ class BuildReport:
     skipped_books: list[SkippedBook] = field(default_factory=list)
     dropped_boundaries: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    worker_notes: list[str] = field(default_factory=list)
+    """Books whose Ray worker died and that were built again, with the cause (``--ray``)."""
 
     def summary_lines(self) -> list[str]:
         seconds = max(self.seconds, 1e-9)
@@ -58,6 +63,9 @@ class BuildReport:
             lines.append(f"skipped books ({len(self.skipped_books)}):")
             width = max(len(s.label) for s in self.skipped_books)
             lines += [f"  {s.label:<{width}}  {s.reason}" for s in self.skipped_books]
+        if self.worker_notes:
+            lines.append(f"books rebuilt after their Ray worker died ({len(self.worker_notes)}):")
+            lines += [f"  {note}" for note in self.worker_notes]
         return lines
 
 
@@ -71,13 +79,14 @@ def collect_pool(
     read_options: ReadOptions,
     workers: int,
     pool_size: int = DEFAULT_POOL_SIZE,
+    ray: RayOptions | None = None,
 ) -> tuple[CandidateStart, ...]:
     """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds)."""
     rng = random.Random(f"longread/chapterbreak/pool/{options.seed}")
     reservoir: list[CandidateStart] = []
     seen = 0
     per_book = functools.partial(pool_entries, options=options)
-    for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
+    for outcome in map_books(inputs, per_book, options=read_options, workers=workers, ray=ray):
         for entry in outcome.result or []:
             seen += 1
             if len(reservoir) < pool_size:
@@ -98,18 +107,50 @@ def build_chapterbreak(
     workers: int = 1,
     strict: bool = False,
     show_progress: bool = True,
+    ray: RayOptions | None = None,
 ) -> BuildReport:
     """Build instances from every book under ``inputs`` into ``out`` (JSONL, written atomically).
 
     Books that cannot be read or have no chapters are skipped and listed in the
     report; with ``strict`` any skipped book fails the build and ``out`` is not written.
+    With ``ray`` the books are built as Ray tasks (``longread.scaleout.ray_books``):
+    the same bytes; a book whose worker died is built again and named in the report.
     """
     started = time.perf_counter()
     report = BuildReport(out=Path(out))
     pool: tuple[CandidateStart, ...] = ()
-    if options.negatives_from == "out-of-book":
-        pool = collect_pool(inputs, options, read_options, workers)
-    per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
+    with _ray_for_build(ray):
+        if options.negatives_from == "out-of-book":
+            pool = collect_pool(inputs, options, read_options, workers, ray=ray)
+        per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
+        _write_instances(inputs, out, per_book, report, read_options, workers, strict, show_progress, ray)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@contextlib.contextmanager
+def _ray_for_build(ray: RayOptions | None) -> Iterator[Any]:
+    """One Ray session for both passes of a build (the pool pass and the instance pass)."""
+    if ray is None:
+        yield None
+        return
+    from longread.scaleout.ray_session import ray_session
+
+    with ray_session(ray.address, ray.workers) as session:
+        yield session
+
+
+def _write_instances(
+    inputs: Sequence[str | Path],
+    out: str | Path,
+    per_book: functools.partial[Any],
+    report: BuildReport,
+    read_options: ReadOptions,
+    workers: int,
+    strict: bool,
+    show_progress: bool,
+    ray: RayOptions | None,
+) -> None:
     with (
         atomic_writer(out) as fh,
         Progress(
@@ -119,8 +160,9 @@ def build_chapterbreak(
             enabled=show_progress,
         ) as progress,
     ):
-        for outcome in map_books(inputs, per_book, options=read_options, workers=workers):
+        for outcome in map_books(inputs, per_book, options=read_options, workers=workers, ray=ray):
             report.books_read += 1
+            report.worker_notes += [f"{outcome.label}: {note}" for note in outcome.notes]
             if outcome.error is not None:
                 report.skipped_books.append(SkippedBook(outcome.label, outcome.book_id, str(outcome.error)))
             elif outcome.result is not None:
@@ -141,5 +183,3 @@ def build_chapterbreak(
                 f"--strict: {len(report.skipped_books)} book(s) were skipped, so {out} was not written:\n"
                 + "\n".join(f"  {s.label}: {s.reason}" for s in report.skipped_books)
             )
-    report.seconds = time.perf_counter() - started
-    return report
