@@ -28,24 +28,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from own_network import stay_in_own_network
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-INSIDE = "LONGREAD_BENCH_NETNS"
-
-
-def _reexec_in_namespace() -> None:
-    command = shlex.join([sys.executable, *sys.argv])
-    env = {**os.environ, INSIDE: "1", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    done = subprocess.run(["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
-    raise SystemExit(done.returncode)
 
 
 def main() -> None:
@@ -55,8 +47,7 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--calls", type=int, default=30)
     args = parser.parse_args()
-    if os.environ.get(INSIDE) != "1":
-        _reexec_in_namespace()
+    stay_in_own_network()
 
     from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
     from longread.benchmarks.chapterbreak.io import write_instances

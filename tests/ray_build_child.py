@@ -180,7 +180,7 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
 def main(book_dir: Path, out: Path) -> None:
     books = sorted(book_dir.glob("*.txt.gz"))
     report: dict[str, Any] = {}
-    with ray_session(None, RAY.workers):
+    with ray_session(None, 2):
         local(books, out, report)
         killed(books, out, report)
         twice(books, report)

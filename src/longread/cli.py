@@ -192,7 +192,7 @@ def eval_command(
     max_length: MaxLengthOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     ray: RayOption = None,
-    ray_workers: RayWorkersOption = 2,
+    ray_workers: RayWorkersOption = None,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.registry import make_task

@@ -208,7 +208,7 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
         threads: ThreadsOption = None,
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
         ray: RayOption = None,
-        ray_workers: RayWorkersOption = 2,
+        ray_workers: RayWorkersOption = None,
     ) -> None:
         """Build NarrativeXL: scenes, generated true and distorted summaries, renamed characters, read-along
         questions (look-ahead, change, other-book) and summary-correction questions."""

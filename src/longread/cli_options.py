@@ -50,19 +50,23 @@ RayOption = Annotated[
         "--ray",
         metavar="[ADDRESS]",
         help="Run on Ray: --ray alone starts a local Ray on this machine; --ray HOST:PORT (or "
-        "ray://HOST:PORT, auto) joins an existing cluster (pip install 'longread[ray]').",
+        "ray://HOST:PORT, auto) joins an existing cluster (needs the optional extra named ray).",
         rich_help_panel="Scale-out",
     ),
 ]
 RayWorkersOption = Annotated[
-    int,
+    int | None,
     typer.Option(
-        min=1, help="Model replicas on Ray; --threads is split between them.", rich_help_panel="Scale-out"
+        min=1,
+        help="Model replicas on Ray (default: one per GPU of the cluster with --device cuda, else 2); "
+        "--threads is split between them.",
+        rich_help_panel="Scale-out",
+        show_default=False,
     ),
 ]
 
 
-def ray_from_options(value: str | None, workers: int) -> Any:
+def ray_from_options(value: str | None, workers: int | None) -> Any:
     """The ``scaleout.ray_options.RayOptions`` of ``--ray`` / ``--ray-workers`` (None without)."""
     from longread.scaleout.ray_options import ray_options
 

@@ -38,6 +38,7 @@ from longread.scaleout.ray_session import death_cause, death_errors, start_ray, 
 __all__ = ["RayBackend", "WorkerLostError", "stop_ray", "wrap_with_ray"]
 
 UNSHARDED_KINDS = frozenset({READ_ALONG})
+DEFAULT_CPU_WORKERS = 2
 
 
 class WorkerLostError(LongreadError):
@@ -105,9 +106,9 @@ class RayBackend:
         load_options: dict[str, Any] | None = None,
         *,
         address: str | None = None,
-        workers: int = 2,
+        workers: int | None = 2,
     ) -> None:
-        if workers < 1:
+        if workers is not None and workers < 1:
             raise LongreadError(f"--ray-workers must be at least 1, got {workers}")
         options = dict(load_options or {})
         threads = options.pop("threads", None)
@@ -115,10 +116,11 @@ class RayBackend:
             from longread.models.registry import default_threads
 
             threads = default_threads()
+        gpu = str(options.get("device", "cpu")).startswith("cuda")
+        self.ray = start_ray(address, num_cpus=max(workers or DEFAULT_CPU_WORKERS, int(threads)))
+        workers = workers or _default_workers(self.ray, gpu)
         per_worker = max(1, int(threads) // workers)
         options["threads"] = per_worker
-        gpu = str(options.get("device", "cpu")).startswith("cuda")
-        self.ray = start_ray(address, num_cpus=max(workers, int(threads)))
         actor = self.ray.remote(Replica).options(num_cpus=0 if gpu else per_worker, num_gpus=1 if gpu else 0)
         self.actors: list[Any] = [actor.remote(spec, options) for _ in range(workers)]
         self.live: list[Any] = list(self.actors)
@@ -262,12 +264,30 @@ class RayBackend:
         )
 
 
+def _default_workers(ray: Any, gpu: bool) -> int:
+    """One replica per GPU of the cluster for a CUDA model; :data:`DEFAULT_CPU_WORKERS` on CPUs."""
+    if not gpu:
+        return DEFAULT_CPU_WORKERS
+    gpus = int(ray.cluster_resources().get("GPU", 0))
+    if gpus < 1:
+        raise LongreadError(
+            "--device cuda on Ray, but the Ray cluster has no GPU: start its nodes with GPUs "
+            "(`ray start … --num-gpus N`) or run on the CPU (--device cpu)"
+        )
+    return gpus
+
+
 def wrap_with_ray(
-    spec: str, load_options: dict[str, Any] | None = None, *, address: str | None = None, workers: int = 2
+    spec: str,
+    load_options: dict[str, Any] | None = None,
+    *,
+    address: str | None = None,
+    workers: int | None = 2,
 ) -> RayBackend:
     """The backend ``load_backend(spec, **load_options)`` would give, as ``workers`` Ray replicas.
 
     ``load_options`` are :func:`longread.models.registry.load_backend`'s keywords; ``threads`` (default:
-    all cores) is split between the replicas. ``address`` None starts a local Ray.
+    all cores) is split between the replicas. ``address`` None starts a local Ray. ``workers`` None: one
+    replica per GPU of the cluster for ``device="cuda"`` (each actor holds one GPU), else 2.
     """
     return RayBackend(spec, load_options, address=address, workers=workers)

@@ -45,10 +45,10 @@ def map_sources_on_ray(
     """
     from longread.documents.corpus import BookOutcome
 
-    with ray_session(options.address, options.workers) as ray:
+    with ray_session(options.address, options.workers or 2) as ray:
         task = ray.remote(_run_job).options(num_cpus=1, max_retries=0)
         job_ref = ray.put(job)
-        cpus = int(ray.cluster_resources().get("CPU", options.workers)) or 1
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         window = max(1, cpus) * IN_FLIGHT_PER_CPU
         in_flight: deque[tuple[Source, Any]] = deque()
         pending = iter(sources)

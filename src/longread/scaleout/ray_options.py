@@ -24,13 +24,14 @@ ADDRESS_PATTERN = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,
 
 @dataclass(frozen=True)
 class RayOptions:
-    """Where to run and how wide: ``address`` None starts a local Ray with ``workers`` CPUs."""
+    """Where to run and how wide: ``address`` None starts a local Ray. ``workers``: model replicas (None:
+    one per GPU for a CUDA model, else 2), or the CPUs of a local Ray for a book-sharded build."""
 
     address: str | None = None
-    workers: int = 2
+    workers: int | None = 2
 
     def __post_init__(self) -> None:
-        if self.workers < 1:
+        if self.workers is not None and self.workers < 1:
             raise LongreadError(f"Ray needs at least 1 worker, got {self.workers}")
 
     @property
@@ -38,7 +39,7 @@ class RayOptions:
         return self.address or "a local Ray"
 
 
-def ray_options(value: str | None, workers: int) -> RayOptions | None:
+def ray_options(value: str | None, workers: int | None) -> RayOptions | None:
     """The options ``--ray VALUE`` and ``--ray-workers N`` name; None without ``--ray``."""
     if value is None:
         return None

@@ -136,7 +136,7 @@ def _ray_for_build(ray: RayOptions | None) -> Iterator[Any]:
         return
     from longread.scaleout.ray_session import ray_session
 
-    with ray_session(ray.address, ray.workers) as session:
+    with ray_session(ray.address, ray.workers or 2) as session:
         yield session
 
 

@@ -1,0 +1,24 @@
+"""Re-run a bench script inside its own network namespace (``unshare -n``, loopback only; needs root).
+
+Ray reaches out of the machine unless kept in (OFFLINE.md); the Ray benches call
+:func:`stay_in_own_network` first: outside the namespace it re-runs the script inside
+one (usage stats off) and exits with its code; inside it returns.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+
+INSIDE = "LONGREAD_BENCH_NETNS"
+
+
+def stay_in_own_network() -> None:
+    if os.environ.get(INSIDE) == "1":
+        return
+    command = shlex.join([sys.executable, *sys.argv])
+    env = {**os.environ, INSIDE: "1", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    done = subprocess.run(["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
+    raise SystemExit(done.returncode)
