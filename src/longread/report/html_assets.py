@@ -3,10 +3,12 @@
 The script reads the JSON island ``#report-data``, writes every text from the runs with
 ``textContent`` (book text is untrusted HTML), and wires: model toggles (hide a run in the plot,
 the table and the sample list), hover on plot points (n and interval), the sample filters and
-the detail view of one sample.
+the detail view of one sample (task views: :mod:`longread.report.html_assets_views`).
 """
 
-STYLE = """
+from longread.report.html_assets_views import VIEWS_SCRIPT, VIEWS_STYLE
+
+_BASE_STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 1200px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-size: 0.9em; }
@@ -33,7 +35,7 @@ tr.picked.gold td { background: #e4f7e4; }
 pre.cand { white-space: pre-wrap; margin: 0; font-family: Georgia, serif; max-width: 60em; }
 """
 
-SCRIPT = r"""
+_MAIN_SCRIPT = r"""
 (function () {
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const hiddenRuns = new Set();
@@ -113,6 +115,8 @@ SCRIPT = r"""
     const box = document.getElementById('detail'); box.replaceChildren();
     const row = s.row, run = s.run, text = run.texts[row.id];
     box.appendChild(el('h3', row.key + ' — ' + run.label));
+    const view = VIEW_OF_ROW(row);
+    if (view) { LONGREAD_VIEWS[view](box, row, run, text, el); box.appendChild(fieldsTable(row)); return; }
     if (typeof row.correct === 'boolean') box.appendChild(el('p',
       (row.correct ? 'correct' : 'wrong') +
       (row.prediction !== undefined ? ' — the model picked candidate ' + row.prediction +
@@ -162,12 +166,21 @@ SCRIPT = r"""
       });
       box.appendChild(table);
     }
-    box.appendChild(el('h4', 'Every field of the row'));
+    box.appendChild(fieldsTable(row));
+  }
+
+  function fieldsTable(row) {
+    const wrap = el('div', undefined, 'fields');
+    wrap.appendChild(el('h4', 'Every field of the row'));
     const fields = el('table');
     Object.entries(row).forEach(([k, v]) => { const tr = el('tr'); tr.appendChild(el('th', k));
       tr.appendChild(el('td', typeof v === 'object' ? JSON.stringify(v) : v)); fields.appendChild(tr); });
-    box.appendChild(fields);
+    wrap.appendChild(fields);
+    return wrap;
   }
   renderList();
 })();
 """
+
+STYLE = _BASE_STYLE + VIEWS_STYLE
+SCRIPT = VIEWS_SCRIPT + _MAIN_SCRIPT

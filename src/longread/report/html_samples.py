@@ -8,6 +8,8 @@ the prefix tokenised again as the backend did (:mod:`longread.report.html_cut`),
 is given to the character (``cuts``: kept tokens → offset in the prefix). Where the tokenizer
 cannot be loaded here the cut is placed by the kept share of tokens applied to characters and the
 note says "approximate" and why; when the data file is gone or changed the page says so instead.
+NarrativeXL questions get their options and the scenes read (:mod:`longread.report.html_narrativexl`);
+MuLD rows carry what the page shows (prediction, references, the kept chunks) and need no data.
 """
 
 from __future__ import annotations
@@ -27,11 +29,19 @@ MAX_CONTEXT_CHARS = 60_000
 """The tail of each prefix kept in the page: enough for every cut up to ~12K tokens, small pages."""
 
 
+MULD_NOTE = (
+    "the document is not shown: the prediction and the references side by side, and what the "
+    "baseline kept of the document (chunk indices, character spans, tokens, scores) as the row records it"
+)
+
+
 @dataclass(frozen=True)
 class RunSamples:
     rows: list[dict[str, Any]]
     texts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """instance id → {"prefix_tail", "prefix_chars", "candidates", "title", "cuts"} (ChapterBreak);
+    """NarrativeXL: question id → the view of :func:`~longread.report.html_narrativexl.narrativexl_texts`
+    (``"view": "narrativexl"``). ChapterBreak:
+    instance id → {"prefix_tail", "prefix_chars", "candidates", "title", "cuts"};
     ``cuts`` maps a kept token count (as text) to the character offset in the prefix where the kept
     text starts, for each count the rows of that instance have and the tokenizer could place."""
     text_note: str = ""
@@ -43,6 +53,13 @@ class RunSamples:
 def run_samples(run: RunReport) -> RunSamples:
     """The rows of one run as JSON-ready dicts, and (ChapterBreak) the instance texts they refer to."""
     rows = _typed_rows(run)
+    if run.task == "narrativexl":
+        from longread.report.html_narrativexl import narrativexl_texts
+
+        texts, note = narrativexl_texts(run, rows, _run_settings(run.path), _model_entry(run.path))
+        return RunSamples(rows, texts, note)
+    if run.task.startswith("muld/"):
+        return RunSamples(rows, text_note=MULD_NOTE)
     if run.task != "chapterbreak":
         return RunSamples(rows, text_note="this task's rows carry no separate context to show")
     kept: dict[str, set[int]] = {}
@@ -72,12 +89,21 @@ def _cuts(finder: CutFinder, prefix: str, kept_counts: set[int]) -> dict[str, in
 
 def _model_entry(run_dir: Path) -> dict[str, Any]:
     """``config.model`` of a run (empty when the run did not record it)."""
+    return _config_entry(run_dir, "model")
+
+
+def _run_settings(run_dir: Path) -> dict[str, Any]:
+    """``config.settings`` of a run (the task's settings; empty when not recorded)."""
+    return _config_entry(run_dir, "settings")
+
+
+def _config_entry(run_dir: Path, name: str) -> dict[str, Any]:
     try:
         config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8")).get("config", {})
     except (OSError, ValueError):
         return {}
-    model = config.get("model") if isinstance(config, dict) else None
-    return model if isinstance(model, dict) else {}
+    entry = config.get(name) if isinstance(config, dict) else None
+    return entry if isinstance(entry, dict) else {}
 
 
 def _typed_rows(run: RunReport) -> list[dict[str, Any]]:
