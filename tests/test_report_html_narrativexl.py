@@ -221,3 +221,110 @@ def test_changed_or_missing_data_is_said_and_no_text_shown(
     assert detail.locator(".scenes").count() == 0
     assert detail.locator("table.options tr").count() == 1 + len(row["option_kinds"])  # scores still shown
     page.close()
+
+
+def test_without_the_runs_tokenizer_no_cut_is_invented(run: Path, tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    shutil.copytree(run, served)
+    config = json.loads((served / "config.json").read_text(encoding="utf-8"))
+    config["config"]["model"] = {"backend": "openai", "name": "far", "tokenizer": "hf:/nowhere/tokenizer"}
+    (served / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (report,) = load_runs([served])
+    samples = run_samples(report)
+    assert "the window's cut is not placed: tokenizer hf:/nowhere/tokenizer not loadable" in samples.text_note
+    cut_rows = [row for row in samples.rows if row["window_start"] > 0]
+    assert cut_rows
+    for row in cut_rows:
+        text = samples.texts[row["id"]]
+        assert text["cut"] is None and text["scenes"], row["key"]
+        assert f"first held token {row['window_start']}" in text["cut_note"]
+        assert "the place in the text is not shown" in text["cut_note"]
+
+
+def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, tmp_path: Path) -> None:
+    """A model without read-along gets the scenes joined and cut to the window: the cut is placed too."""
+    from longread.models import load_backend
+    from longread.models.hf_backend import HFTokenEncoder
+    from longread.models.requests import LANGUAGE_MODEL_CAPABILITIES
+    from longread.models.tokens import start_length
+
+    backend = load_backend(TINY)
+    backend.capabilities = LANGUAGE_MODEL_CAPABILITIES  # type: ignore[misc]  # log-likelihood only
+    settings = NarrativeXLSettings(window=WINDOW)
+    run_task(
+        NarrativeXLTask(settings), build, backend, tmp_path / "run", RunOptions(show_progress=False, limit=6)
+    )
+    (report,) = load_runs([tmp_path / "run"])
+    samples = run_samples(report)
+    encoder = HFTokenEncoder(load_random("gpt2").tokenizer)
+    book = _book(build)
+    cut_rows = [row for row in samples.rows if row["window_start"] > 0]
+    assert cut_rows and all(row["policy"] == f"cut-left(window={WINDOW})" for row in samples.rows)
+    for row in cut_rows:
+        text = samples.texts[row["id"]]
+        read = book.scenes[: row["scenes_read"]]
+        cut = text["cut"]
+        held = SEPARATOR.join([read[cut["scene"]][cut["offset"] :], *read[cut["scene"] + 1 :]])
+        ids = encoder.encode((held + settings.prompt).rstrip())
+        assert len(ids) - start_length(ids, encoder.start_token_id) == row["tokens_seen"], row["key"]
+        assert "cut from the left" in text["cut_note"]
+
+
+# ---------------------------------------------------------------- MuLD
+
+
+@pytest.fixture(scope="module")
+def muld_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real MuLD HotpotQA run: built from Gutenberg pages, two tf-idf chunks kept, random GPT-2 answers."""
+    from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
+    from longread.benchmarks.muld.build_report import LengthFilter
+    from longread.evaluation import make_task
+    from longread.models import load_backend
+    from tests.test_muld_build_hotpotqa import (
+        BOOK_PAGES,
+        PARAGRAPHS_PER_PAGE,
+        QUESTIONS,
+        SAMPLE,
+        book_paragraphs,
+    )
+
+    root = tmp_path_factory.mktemp("muld_html")
+    pool = root / "pages.jsonl"
+    lines = [SAMPLE.joinpath("pages.jsonl").read_text()]
+    for title, (book, first) in BOOK_PAGES.items():
+        page = {"title": title, "text": book_paragraphs(book, first, PARAGRAPHS_PER_PAGE), "links": []}
+        lines.append(json.dumps(page) + "\n")
+    pool.write_text("".join(lines))
+    data = root / "hotpotqa.jsonl.bz2"
+    build_hotpotqa(QUESTIONS, pool, data, seed=7, length_filter=LengthFilter(min_tokens=7_500))
+    task = make_task("muld/hotpotqa", {"chunk_tokens": "128", "top_k": "2", "answer_tokens": "6"})
+    outcome = run_task(task, data, load_backend(TINY), root / "run", RunOptions(show_progress=False, limit=2))
+    assert outcome.scored == 2 and not outcome.errors
+    return root / "run"
+
+
+def test_muld_rows_show_prediction_references_and_kept_chunks(
+    muld_run: Path, browser: Any, tmp_path: Path
+) -> None:
+    from longread.report.html_samples import MULD_NOTE
+
+    (report,) = load_runs([muld_run])
+    samples = run_samples(report)
+    assert samples.texts == {} and samples.text_note == MULD_NOTE
+    page, refused = _open(browser, build_html_report([muld_run], tmp_path / "html"))
+    for row in _rows(muld_run):
+        page.locator(f'#samples tr[data-key="{row["key"]}"]').click()
+        detail = page.locator("#detail")
+        assert detail.locator("table.sidebyside pre.prediction").text_content() == row["prediction"]
+        assert detail.locator("table.sidebyside pre.reference").all_text_contents() == row["references"]
+        kept = row["kept"]["kept"]
+        cells = detail.locator("table.kept tr")
+        assert cells.count() == 1 + len(kept) == 3
+        for index, chunk in enumerate(kept):
+            texts = cells.nth(index + 1).locator("td").all_inner_texts()
+            assert texts[0] == str(chunk["index"]) and texts[1] == f"{chunk['start']}–{chunk['end']}"
+            assert texts[2] == f"{chunk['n_tokens']} of {chunk['full_tokens']}"
+            assert texts[3] == f"{chunk['score']:.4f}"
+        assert MULD_NOTE in detail.inner_text()
+    page.close()
+    assert refused == []
