@@ -277,28 +277,29 @@ def eval_command(
     for extra in (files.grouped_plot, files.every_metric_plot):
         if extra is not None:
             typer.echo(f"plot: {extra}")
-    if outcome.input_problems:
-        typer.echo(
-            f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
-            f"(listed in {out}/results.json under input_problems):"
-        )
-        for problem in outcome.input_problems:
-            typer.echo(f"  {problem}")
-    if outcome.errors:
-        typer.echo(
-            f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):"
-        )
-        for key, message in outcome.errors:
-            typer.echo(f"  {key}: {message}")
-    if outcome.incidents:
-        typer.echo(
-            f"{len(outcome.incidents)} incident(s) on the way, every sample answered "
-            f"(kept in {out}/incidents.jsonl):"
-        )
-        for incident in outcome.incidents:
-            typer.echo(f"  {incident}")
+    _echo_listing(
+        f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
+        f"(listed in {out}/results.json under input_problems):",
+        outcome.input_problems,
+    )
+    _echo_listing(
+        f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):",
+        [f"{key}: {message}" for key, message in outcome.errors],
+    )
+    _echo_listing(
+        f"{len(outcome.incidents)} incident(s) while answering (kept in {out}/incidents.jsonl):",
+        outcome.incidents,
+    )
     if outcome.errors or outcome.input_problems:
         raise typer.Exit(code=1)
+
+
+def _echo_listing(title: str, lines: Sequence[str]) -> None:
+    """``title`` and the ``lines`` indented below it; nothing when there are no lines."""
+    if lines:
+        typer.echo(title)
+        for line in lines:
+            typer.echo(f"  {line}")
 
 
 @app.command("report")
