@@ -24,7 +24,7 @@ from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeX
 from longread.evaluation import RunOptions, run_task
 from longread.models.loading import load_random
 from longread.report.html import build_html_report
-from longread.report.html_narrativexl import SCENES_SHOWN
+from longread.report.html_narrativexl import SCENES_SHOWN, scenes_key
 from longread.report.html_samples import run_samples
 from longread.report.load import load_runs
 from tests.narrativexl_fixtures import MAIN_BOOK, OTHER_BOOKS, make_book
@@ -87,8 +87,10 @@ def test_the_view_holds_the_questions_options_and_the_scenes_read(build: Path, r
     assert (
         "sha256 matches the run" in samples.text_note and "exact (tokenizer random:gpt2)" in samples.text_note
     )
-    assert len(samples.rows) == len(book.questions) and set(samples.texts) == {
-        row["id"] for row in samples.rows
+    questions = {row["id"] for row in samples.rows}
+    assert len(samples.rows) == len(book.questions) and set(samples.texts) == questions | {scenes_key("84")}
+    assert set(samples.texts[scenes_key("84")]["texts"]) == {
+        str(i) for q in questions for i in samples.texts[q]["scenes"]
     }
     folded_some = cut_some = False
     for row in samples.rows:
@@ -97,7 +99,8 @@ def test_the_view_holds_the_questions_options_and_the_scenes_read(build: Path, r
         assert [o["kind"] for o in text["options"]] == row["option_kinds"]
         assert text["options"][row["answer"]]["kind"] == ("none" if row["none_is_answer"] else "true")
         read = book.scenes[: row["scenes_read"]]
-        shown = {scene["index"]: scene["text"] for scene in text["scenes"]}
+        store = samples.texts[scenes_key(row["book_id"])]["texts"]
+        shown = {index: store[str(index)] for index in text["scenes"]}
         assert all(shown[index] == read[index] for index in shown)
         last = set(range(max(0, len(read) - SCENES_SHOWN), len(read)))
         assert last <= set(shown) and text["folded"] == len(read) - len(shown)

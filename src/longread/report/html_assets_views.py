@@ -54,7 +54,9 @@ const LONGREAD_VIEWS = (function () {
       box.appendChild(el('p', 'generated: ' + row.generated)); }
     box.appendChild(el('h4', 'What the model read'));
     if (!text) { box.appendChild(el('p', run.text_note, 'note')); return; }
-    const shownIdx = new Set(text.scenes.map(sc => sc.index));
+    const store = (run.texts[text.scene_texts] || { texts: {} }).texts;
+    const scenes = text.scenes.map(index => ({ index, text: store[String(index)] }));
+    const shownIdx = new Set(text.scenes);
     box.appendChild(el('p', 'the model read ' + text.scenes_read + ' scene' +
       (text.scenes_read === 1 ? '' : 's') +
       (text.scenes_read ? ' (0–' + (text.scenes_read - 1) + ')' : '') + ' before the question; ' +
@@ -68,7 +70,7 @@ const LONGREAD_VIEWS = (function () {
       'cutmark'));
     const ctx = el('div', undefined, 'context scenes');
     let previous = -1;
-    text.scenes.forEach(sc => {
+    scenes.forEach(sc => {
       if (sc.index > previous + 1) ctx.appendChild(el('p', '… ' + (sc.index - previous - 1) + ' scene' +
         (sc.index - previous - 1 === 1 ? '' : 's') + ' folded …', 'folded'));
       previous = sc.index;

@@ -6,9 +6,11 @@ authors' files or ReadingBook JSON), read again only when its digest is the one 
 (:func:`~longread.runs.config.file_sha256`, which hashes a directory by its files) — when the data is gone
 or changed the page says so and shows no text.
 
-Per question: the options (text, kind, where they came from), the right one, and the scenes read before
-the question (``scenes_read``): the last :data:`SCENES_SHOWN` in full, the earlier ones folded and counted,
-the true scene (the evidence, ``retention_demand`` scenes back) always included and marked.
+Per question (``texts[question id]``): the options (text, kind, where they came from), the right one,
+and the scenes read before the question (``scenes_read``): the last :data:`SCENES_SHOWN` in full, the
+earlier ones folded and counted, the true scene (the evidence, ``retention_demand`` scenes back) always
+included and marked. The scenes' texts are kept once per book (``texts["scenes:<book>"]``, index →
+text); the questions name their indices.
 
 Where the model's window cut the reading: the row records ``window_start``, the first book token the
 model held. The report tokenises the scenes again as the run's model read them (read-along: each piece
@@ -31,6 +33,8 @@ from longread.report.load import RunReport
 SCENES_SHOWN = 3
 """Scenes shown in full before each question (the last ones read); earlier ones are folded."""
 NARRATIVEXL_VIEW = "narrativexl"
+SCENES_VIEW = "narrativexl-scenes"
+SCENES_PREFIX = "scenes:"
 
 
 @dataclass(frozen=True)
@@ -86,9 +90,14 @@ def narrativexl_texts(
             ],
             "true_scene": question.true_scene,
             **_scenes_view(book.scenes[:scenes_read], question.true_scene),
+            "scene_texts": scenes_key(book.book_id),
             "cut": None if cut is None else {"scene": cut.scene, "offset": cut.offset},
             "cut_note": cut_note,
         }
+    for question_view in list(texts.values()):
+        store = texts.setdefault(question_view["scene_texts"], {"view": SCENES_VIEW, "texts": {}})["texts"]
+        book = books[question_view["scene_texts"].removeprefix(SCENES_PREFIX)]
+        store.update({str(index): book.scenes[index] for index in question_view["scenes"]})
     note = f"questions and scenes read from {path} (sha256 matches the run); the window's cut is {how}"
     return texts, note
 
@@ -97,6 +106,11 @@ def _default_prompt() -> str:
     from longread.benchmarks.narrativexl.task import DEFAULT_PROMPT
 
     return DEFAULT_PROMPT
+
+
+def scenes_key(book_id: str) -> str:
+    """The ``texts`` key of a book's shown scenes (each once per page, however many questions show it)."""
+    return SCENES_PREFIX + book_id
 
 
 def _question_text(settings: dict[str, Any]) -> str:
@@ -115,7 +129,7 @@ def _scenes_view(read: Sequence[str], true_scene: int | None) -> dict[str, Any]:
         shown.add(true_scene)
     return {
         "scenes_read": len(read),
-        "scenes": [{"index": index, "text": read[index]} for index in sorted(shown)],
+        "scenes": sorted(shown),
         "folded": len(read) - len(shown),
     }
 
