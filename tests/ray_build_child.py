@@ -12,7 +12,8 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   chapterbreak --ray 127.0.0.1:PORT`` and ``longread eval … --ray 127.0.0.1:PORT`` through the CLI,
   next to the same commands in one process;
 - ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on 2 Ray
-  replicas (1 thread each).
+  replicas (1 thread each);
+- ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model.
 """
 
 from __future__ import annotations
@@ -177,6 +178,21 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     replicas.shutdown()
 
 
+def default_workers(report: dict[str, Any]) -> None:
+    """``--ray-workers`` not given: 2 replicas on CPUs; a CUDA model on a Ray without GPUs is refused."""
+    from longread.errors import LongreadError
+    from longread.evaluation.ray_backend import wrap_with_ray
+
+    replicas = wrap_with_ray("random:gpt2", {"threads": 2}, workers=None)
+    report["default_cpu_workers"] = len(replicas.actors)
+    replicas.shutdown()
+    try:
+        wrap_with_ray("random:gpt2", {"threads": 2, "device": "cuda"}, workers=None)
+        report["cuda_without_gpu"] = None
+    except LongreadError as exc:
+        report["cuda_without_gpu"] = str(exc)
+
+
 def main(book_dir: Path, out: Path) -> None:
     books = sorted(book_dir.glob("*.txt.gz"))
     report: dict[str, Any] = {}
@@ -185,6 +201,7 @@ def main(book_dir: Path, out: Path) -> None:
         killed(books, out, report)
         twice(books, report)
         narrativexl(books, out, report)
+        default_workers(report)
     cluster(books, out, report)
     (out / "report.json").write_text(json.dumps(report, indent=2))
 

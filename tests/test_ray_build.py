@@ -121,6 +121,15 @@ def test_narrativexl_built_with_ray_replicas_is_byte_identical(
     assert report["nxl_ray_calls"] > 0
 
 
+def test_replicas_default_to_two_on_cpus_and_one_per_gpu(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    _, _, report = built
+    assert report["default_cpu_workers"] == 2
+    assert report["cuda_without_gpu"] == (
+        "--device cuda on Ray, but the Ray cluster has no GPU: start its nodes with GPUs "
+        "(`ray start … --num-gpus N`) or run on the CPU (--device cpu)"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
