@@ -52,15 +52,19 @@ def book_paragraphs(book: int, first: int, count: int) -> str:
     return "\n\n".join(paragraphs[first : first + count])
 
 
-@pytest.fixture(scope="module")
-def pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("hotpot") / "pages.jsonl"
+def write_page_pool(path: Path) -> Path:
+    """The sample's hand-written pages plus the long pages made of Gutenberg paragraphs, at ``path``."""
     lines = [SAMPLE.joinpath("pages.jsonl").read_text()]
     for title, (book, first) in BOOK_PAGES.items():
         page = {"title": title, "text": book_paragraphs(book, first, PARAGRAPHS_PER_PAGE), "links": []}
         lines.append(json.dumps(page) + "\n")
     path.write_text("".join(lines))
     return path
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_page_pool(tmp_path_factory.mktemp("hotpot") / "pages.jsonl")
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from longread.models.registry import load_backend
 from tests.helpers import copy_theses, gutenberg_book, needs_shared
 from tests.models_fixtures import backend
 from tests.test_muld_build_archetype import make_sources
-from tests.test_muld_build_hotpotqa import BOOK_PAGES, PARAGRAPHS_PER_PAGE, QUESTIONS, SAMPLE, book_paragraphs
+from tests.test_muld_build_hotpotqa import QUESTIONS, write_page_pool
 from tests.test_muld_build_narrativeqa import make_checkout
 from tests.test_muld_build_opensubtitles import ALIGNMENT, RAW
 from tests.test_muld_build_style_change import BOOKS
@@ -163,12 +163,7 @@ def test_style_change_with_the_stylometric_pair_classifier(tmp_path: Path) -> No
 @pytest.fixture(scope="module")
 def hotpot_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hotpot")
-    pool = root / "pages.jsonl"
-    lines = [SAMPLE.joinpath("pages.jsonl").read_text()]
-    for title, (book, first) in BOOK_PAGES.items():
-        page = {"title": title, "text": book_paragraphs(book, first, PARAGRAPHS_PER_PAGE), "links": []}
-        lines.append(json.dumps(page) + "\n")
-    pool.write_text("".join(lines))
+    pool = write_page_pool(root / "pages.jsonl")
     out = root / "hotpotqa.jsonl.bz2"
     build_hotpotqa(QUESTIONS, pool, out, seed=7, length_filter=LengthFilter(min_tokens=7_500))
     return out

@@ -9,9 +9,6 @@ aborted and recorded: the page must need none. Screenshots are kept under
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +30,10 @@ from longread.report.html import build_html_report, json_island
 from longread.report.html_samples import run_samples
 from longread.report.load import load_runs
 from longread.report.table import format_table
+from tests.report_html_fixtures import artifacts, browser, copy_as_served, open_page, run_rows
 
-HEADLESS_SHELL = Path("/usr/lib/chromium/chromium-headless-shell")
+__all__ = ["artifacts", "browser"]  # fixtures
+
 TINY = "random:gpt2"
 HOSTILE = '</script><script>window.pwned = 1</script><img src="x" onerror="window.pwned = 2"> & <b>bold</b>'
 
@@ -77,62 +76,11 @@ def _hostile_book() -> Book:
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("Playwright is not installed — make test installs them (pip install playwright)")
-    if not HEADLESS_SHELL.is_file():
-        pytest.fail(
-            f"headless Chromium is not at {HEADLESS_SHELL} — make test installs them "
-            "(apt-get install chromium chromium-headless-shell)"
-        )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(HEADLESS_SHELL), args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture()
-def artifacts(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    root = os.environ.get("LONGREAD_TEST_ARTIFACTS")
-    folder = (Path(root) if root else tmp_path) / "report_html" / str(request.node.name)
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"screenshots: {folder}")
-    return folder
-
-
-def _open(browser: Any, page_path: Path) -> tuple[Any, list[str]]:
-    """A page on ``page_path`` that aborts and records every request not for a file:// address."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    refused: list[str] = []
-
-    def gate(route: Any) -> None:
-        url = route.request.url
-        if url.startswith("file://"):
-            route.continue_()
-        else:
-            refused.append(url)
-            route.abort()
-
-    page.route("**/*", gate)
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(page_path.as_uri())
-    assert not errors, f"script errors on the page: {errors}"
-    return page, refused
-
-
-def _rows(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
-
-
 def test_table_filters_sample_and_toggle_in_chromium(
     runs: list[Path], browser: Any, artifacts: Path, tmp_path: Path
 ) -> None:
     page_path = build_html_report(runs, tmp_path / "html")
-    page, refused = _open(browser, page_path)
+    page, refused = open_page(browser, page_path)
     page.screenshot(path=str(artifacts / "1-page.png"), full_page=True)
 
     # the table shows the numbers of results.json, cell for cell as report.md
@@ -152,7 +100,7 @@ def test_table_filters_sample_and_toggle_in_chromium(
             assert f"| {' | '.join(texts)} |" in markdown
 
     # filter: wrong answers only
-    all_rows = [row for run in runs for row in _rows(run)]
+    all_rows = [row for run in runs for row in run_rows(run)]
     assert page.locator("#sample-count").inner_text() == str(len(all_rows))
     page.get_by_role("button", name="wrong", exact=True).click()
     wrong = [row for row in all_rows if not row["correct"]]
@@ -168,7 +116,7 @@ def test_table_filters_sample_and_toggle_in_chromium(
     page.screenshot(path=str(artifacts / "2-wrong.png"), full_page=True)
 
     # open one sample of the novel: its candidates, their log-probs and the pick
-    row = next(row for row in _rows(runs[0]) if not row["correct"] and row["context_truncated"])
+    row = next(row for row in run_rows(runs[0]) if not row["correct"] and row["context_truncated"])
     page.locator(f'#samples tr[data-key="{row["key"]}"]').filter(has_text=labels[0]).click()
     detail = page.locator("#detail")
     candidates = detail.locator("table.candidates tr")
@@ -198,7 +146,7 @@ def test_table_filters_sample_and_toggle_in_chromium(
     assert page.locator('svg g.series[data-run="run0"]').is_hidden()
     assert page.locator('svg g.series[data-run="run1"]').is_visible()
     assert page.locator('table.results tr[data-run="run0"]').first.is_hidden()
-    assert page.locator("#sample-count").inner_text() == str(len(_rows(runs[1])))
+    assert page.locator("#sample-count").inner_text() == str(len(run_rows(runs[1])))
     page.locator('svg g.series[data-run="run1"] circle.point').first.hover()
     assert tip.is_visible() and "n=" in tip.inner_text() and "[" in tip.inner_text()
     page.screenshot(path=str(artifacts / "4-toggled.png"), full_page=True)
@@ -209,7 +157,7 @@ def test_table_filters_sample_and_toggle_in_chromium(
 def test_book_text_is_shown_as_text_never_run(runs: list[Path], browser: Any, tmp_path: Path) -> None:
     page_path = build_html_report(runs, tmp_path / "html")
     assert HOSTILE not in page_path.read_text(encoding="utf-8")  # only escaped copies are in the page
-    page, refused = _open(browser, page_path)
+    page, refused = open_page(browser, page_path)
     page.locator("#filter-group").select_option("hostile")
     page.locator("#samples tbody tr").first.click()
     detail = page.locator("#detail")
@@ -229,7 +177,7 @@ def test_missing_data_file_is_said(runs: list[Path], browser: Any, tmp_path: Pat
         page_path = build_html_report(runs[1:], tmp_path / "html")
     finally:
         moved.rename(data)
-    page, _ = _open(browser, page_path)
+    page, _ = open_page(browser, page_path)
     page.locator("#samples tbody tr").first.click()
     assert "is not readable here" in page.locator("#detail").inner_text()
     assert page.locator("#detail .context").count() == 0
@@ -296,18 +244,14 @@ def test_the_cut_is_exact_to_the_token_with_the_runs_tokenizer(smollm2_run: Path
 def test_the_page_marks_the_exact_cut_and_an_unloadable_tokenizer_as_approximate(
     smollm2_run: Path, browser: Any, tmp_path: Path
 ) -> None:
-    served = tmp_path / "served"
-    shutil.copytree(smollm2_run, served)
-    config = json.loads((served / "config.json").read_text(encoding="utf-8"))
-    config["config"]["model"] = {"backend": "openai", "name": "far", "tokenizer": "hf:/nowhere/tokenizer"}
-    (served / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    served = copy_as_served(smollm2_run, tmp_path / "served")
     (approximate,) = load_runs([served])
     note = run_samples(approximate).text_note
     assert "approximate: tokenizer hf:/nowhere/tokenizer not loadable here" in note and "exact" not in note
 
-    page, refused = _open(browser, build_html_report([smollm2_run, served], tmp_path / "html"))
+    page, refused = open_page(browser, build_html_report([smollm2_run, served], tmp_path / "html"))
     encoder = HFTokenEncoder(smollm2_tokenizer())
-    row = next(row for row in _rows(smollm2_run) if row["prefix_length"] == 40)
+    row = next(row for row in run_rows(smollm2_run) if row["prefix_length"] == 40)
     rows = page.locator(f'#samples tr[data-key="{row["key"]}"]')
     rows.first.click()
     detail = page.locator("#detail")

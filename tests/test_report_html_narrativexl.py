@@ -4,7 +4,7 @@ The data is a real read-along book: Frankenstein cut into scenes, its questions 
 question generator (:func:`make_readalong_questions`) with decoys from four other novels, written as a
 build directory writes it (``readalong/<book>.json``). A tiny random GPT-2 reads it with a small
 sliding window (so the window cuts the reading) through the runner. The page is opened in headless
-Chromium (the fixtures of ``test_report_html``).
+Chromium (``tests/report_html_fixtures.py``).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from longread.report.html_narrativexl import SCENES_SHOWN, scenes_key
 from longread.report.html_samples import run_samples
 from longread.report.load import load_runs
 from tests.narrativexl_fixtures import MAIN_BOOK, OTHER_BOOKS, make_book
-from tests.test_report_html import _open, _rows, browser
+from tests.report_html_fixtures import browser, copy_as_served, open_page, run_rows
 
-__all__ = ["browser"]  # the Chromium fixture, shared with test_report_html
+__all__ = ["browser"]  # the Chromium fixture
 
 TINY = "random:gpt2"
 WINDOW, STRIDE = 600, 200
@@ -132,9 +132,9 @@ def _assert_exact_cut(row: dict[str, Any], cut: dict[str, int], read: tuple[str,
 def test_the_page_shows_the_question_the_options_and_the_scenes(
     build: Path, run: Path, browser: Any, tmp_path: Path
 ) -> None:
-    page, refused = _open(browser, build_html_report([run], tmp_path / "html"))
+    page, refused = open_page(browser, build_html_report([run], tmp_path / "html"))
     book = _book(build)
-    rows = _rows(run)
+    rows = run_rows(run)
     row = max(rows, key=lambda r: (r["window_start"] > 0, _evidence_folded(book, r), r["when_asked"]))
     page.locator(f'#samples tr[data-key="{row["key"]}"]').click()
     detail = page.locator("#detail")
@@ -216,8 +216,8 @@ def test_changed_or_missing_data_is_said_and_no_text_shown(
 
     config["config"]["data"]["path"] = str(tmp_path / "gone")
     (moved / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    page, _ = _open(browser, build_html_report([moved], tmp_path / "html"))
-    row = _rows(moved)[0]
+    page, _ = open_page(browser, build_html_report([moved], tmp_path / "html"))
+    row = run_rows(moved)[0]
     page.locator(f'#samples tr[data-key="{row["key"]}"]').click()
     detail = page.locator("#detail")
     assert "is not readable here" in detail.inner_text()
@@ -227,11 +227,7 @@ def test_changed_or_missing_data_is_said_and_no_text_shown(
 
 
 def test_without_the_runs_tokenizer_no_cut_is_invented(run: Path, tmp_path: Path) -> None:
-    served = tmp_path / "served"
-    shutil.copytree(run, served)
-    config = json.loads((served / "config.json").read_text(encoding="utf-8"))
-    config["config"]["model"] = {"backend": "openai", "name": "far", "tokenizer": "hf:/nowhere/tokenizer"}
-    (served / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    served = copy_as_served(run, tmp_path / "served")
     (report,) = load_runs([served])
     samples = run_samples(report)
     assert "the window's cut is not placed: tokenizer hf:/nowhere/tokenizer not loadable" in samples.text_note
@@ -283,21 +279,10 @@ def muld_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from longread.benchmarks.muld.build_report import LengthFilter
     from longread.evaluation import make_task
     from longread.models import load_backend
-    from tests.test_muld_build_hotpotqa import (
-        BOOK_PAGES,
-        PARAGRAPHS_PER_PAGE,
-        QUESTIONS,
-        SAMPLE,
-        book_paragraphs,
-    )
+    from tests.test_muld_build_hotpotqa import QUESTIONS, write_page_pool
 
     root = tmp_path_factory.mktemp("muld_html")
-    pool = root / "pages.jsonl"
-    lines = [SAMPLE.joinpath("pages.jsonl").read_text()]
-    for title, (book, first) in BOOK_PAGES.items():
-        page = {"title": title, "text": book_paragraphs(book, first, PARAGRAPHS_PER_PAGE), "links": []}
-        lines.append(json.dumps(page) + "\n")
-    pool.write_text("".join(lines))
+    pool = write_page_pool(root / "pages.jsonl")
     data = root / "hotpotqa.jsonl.bz2"
     build_hotpotqa(QUESTIONS, pool, data, seed=7, length_filter=LengthFilter(min_tokens=7_500))
     task = make_task("muld/hotpotqa", {"chunk_tokens": "128", "top_k": "2", "answer_tokens": "6"})
@@ -314,8 +299,8 @@ def test_muld_rows_show_prediction_references_and_kept_chunks(
     (report,) = load_runs([muld_run])
     samples = run_samples(report)
     assert samples.texts == {} and samples.text_note == MULD_NOTE
-    page, refused = _open(browser, build_html_report([muld_run], tmp_path / "html"))
-    for row in _rows(muld_run):
+    page, refused = open_page(browser, build_html_report([muld_run], tmp_path / "html"))
+    for row in run_rows(muld_run):
         page.locator(f'#samples tr[data-key="{row["key"]}"]').click()
         detail = page.locator("#detail")
         assert detail.locator("table.sidebyside pre.prediction").text_content() == row["prediction"]
