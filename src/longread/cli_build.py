@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -228,7 +228,18 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
                 scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
                 summaries=SummarySettings(answer_tag=answer_tag),
             )
-            backend = _summariser(model, device, dtype, threads, ray_from_options(ray, ray_workers))
+            # On Ray each generation call's prompts are shared between the replicas; batched generation
+            # equals one-at-a-time, so the files are the same bytes.
+            backend = backend_from_options(
+                model,
+                device=device,
+                dtype=dtype,
+                mode="shared",
+                batch_size=8,
+                prefill_chunk=DEFAULT_PREFILL_CHUNK,
+                threads=threads,
+                ray=ray_from_options(ray, ray_workers),
+            )
             if generate_batch is not None:
                 if generate_batch < 1:
                     raise typer.BadParameter("give at least 1", param_hint="--generate-batch")
@@ -316,22 +327,3 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
                 raise typer.BadParameter("use official or longread", param_hint="--to")
         except LongreadError as exc:
             raise fail(exc) from None
-
-
-def _summariser(model: str, device: str, dtype: str, threads: int | None, ray: Any) -> Any:
-    """The model that writes NarrativeXL's summaries: in this process, or replicated on Ray (each call's
-    prompts shared between the replicas; batched generation equals one-at-a-time, so the files are the
-    same bytes)."""
-    options: dict[str, Any] = {
-        "device": device,
-        "dtype": dtype,
-        "mode": "shared",
-        "batch_size": 8,
-        "prefill_chunk": DEFAULT_PREFILL_CHUNK,
-        "threads": threads,
-    }
-    if ray is None:
-        return backend_from_options(model, **options)
-    from longread.evaluation.ray_backend import wrap_with_ray
-
-    return wrap_with_ray(model, options, address=ray.address, workers=ray.workers)

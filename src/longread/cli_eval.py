@@ -134,34 +134,17 @@ def register(app: typer.Typer) -> None:
         on_ray = ray_from_options(ray, ray_workers)
         try:
             chosen = make_task(task, settings)
-            if on_ray is not None:
-                from longread.evaluation.ray_backend import wrap_with_ray
-
-                backend = wrap_with_ray(
-                    model,
-                    {
-                        "device": device,
-                        "dtype": dtype,
-                        "mode": mode,
-                        "batch_size": batch_size,
-                        "prefill_chunk": prefill_chunk,
-                        "threads": threads,
-                        "max_length": max_length,
-                    },
-                    address=on_ray.address,
-                    workers=on_ray.workers,
-                )
-            else:
-                backend = backend_from_options(
-                    model,
-                    device=device,
-                    dtype=dtype,
-                    mode=mode,
-                    batch_size=batch_size,
-                    prefill_chunk=prefill_chunk,
-                    threads=threads,
-                    max_length=max_length,
-                )
+            backend = backend_from_options(
+                model,
+                device=device,
+                dtype=dtype,
+                mode=mode,
+                batch_size=batch_size,
+                prefill_chunk=prefill_chunk,
+                threads=threads,
+                max_length=max_length,
+                ray=on_ray,
+            )
             options = RunOptions(
                 limit=limit,
                 sample=sample,

@@ -86,22 +86,28 @@ def backend_from_options(
     prefill_chunk: int,
     threads: int | None,
     max_length: int | None = None,
+    ray: Any = None,
 ) -> Any:
-    """Load the model the shared options name (errors are ``LongreadError``s with what to do)."""
-    from longread.models.registry import load_backend
-
+    """Load the model the shared options name (errors are ``LongreadError``s with what to do); with
+    ``ray`` (``scaleout.ray_options.RayOptions``) as replicas on Ray, ``threads`` split between them."""
     if mode not in ("shared", "naive"):
         raise typer.BadParameter("use shared or naive", param_hint="--mode")
-    return load_backend(
-        model,
-        device=device,
-        dtype=dtype,
-        mode=mode,  # type: ignore[arg-type]
-        prefill_chunk=prefill_chunk,
-        batch_size=batch_size,
-        threads=threads,
-        max_length=max_length,
-    )
+    options: dict[str, Any] = {
+        "device": device,
+        "dtype": dtype,
+        "mode": mode,
+        "prefill_chunk": prefill_chunk,
+        "batch_size": batch_size,
+        "threads": threads,
+        "max_length": max_length,
+    }
+    if ray is not None:
+        from longread.evaluation.ray_backend import wrap_with_ray
+
+        return wrap_with_ray(model, options, address=ray.address, workers=ray.workers)
+    from longread.models.registry import load_backend
+
+    return load_backend(model, **options)
 
 
 FORMAT_HELP = (
