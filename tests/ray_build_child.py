@@ -13,7 +13,9 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   next to the same commands in one process;
 - ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on 2 Ray
   replicas (1 thread each);
-- ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model.
+- ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model;
+- ``oom``: a local Ray whose memory monitor kills at 1.5 GB above the node's use at start, and a
+  per-book function that takes up to 6 GB on one book: Ray's own out-of-memory kill, twice.
 """
 
 from __future__ import annotations
@@ -66,6 +68,25 @@ def dies_on(book: Book, victim: str) -> int:
     if book.id == victim:
         os.kill(os.getpid(), signal.SIGKILL)
     return len(book.chapters)
+
+
+HOG_BLOCK = 128 * 2**20
+HOG_LIMIT = 6 * 2**30
+OOM_MARGIN = 3 * 2**30 // 2
+"""The out-of-memory Ray kills workers once the node uses 1.5 GB more than when it started."""
+
+
+def hogs_memory_on(book: Book, victim: str) -> int:
+    """Per-book work that, on ``victim``, takes memory 128 MB at a time (up to 6 GB, each page touched)."""
+    if book.id != victim:
+        return len(book.chapters)
+    blocks: list[bytearray] = []
+    while len(blocks) * HOG_BLOCK < HOG_LIMIT:
+        block = bytearray(HOG_BLOCK)
+        block[::4096] = b"\1" * len(block[::4096])
+        blocks.append(block)
+        time.sleep(0.02)
+    return -1  # never killed: the test fails on this
 
 
 def local(books: list[Path], out: Path, report: dict[str, Any]) -> None:
@@ -178,6 +199,24 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     replicas.shutdown()
 
 
+def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
+    """A Ray whose memory monitor kills at 1.5 GB above today's use; one book takes more, twice."""
+    meminfo = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    total, available = (int(meminfo[key].split()[0]) * 1024 for key in ("MemTotal", "MemAvailable"))
+    threshold = (total - available + OOM_MARGIN) / total
+    # Ray reads these names exactly as written.
+    os.environ["RAY_memory_usage_threshold"] = f"{threshold:.4f}"  # noqa: SIM112
+    os.environ["RAY_memory_monitor_refresh_ms"] = "100"  # noqa: SIM112
+    victim = next(book.id for book in iter_books([books[2]]) if isinstance(book, Book))
+    with ray_session(None, 2):
+        outcomes = list(map_books(books, functools.partial(hogs_memory_on, victim=victim), ray=RAY))
+    report["oom_victim"] = victim
+    report["oom"] = [
+        {"label": Path(o.label).name, "result": o.result, "error": str(o.error) if o.error else None}
+        for o in outcomes
+    ]
+
+
 def default_workers(report: dict[str, Any]) -> None:
     """``--ray-workers`` not given: 2 replicas on CPUs; a CUDA model on a Ray without GPUs is refused."""
     from longread.errors import LongreadError
@@ -203,6 +242,7 @@ def main(book_dir: Path, out: Path) -> None:
         narrativexl(books, out, report)
         default_workers(report)
     cluster(books, out, report)
+    out_of_memory(books, report)  # last: its memory threshold stays in this process's environment
     (out / "report.json").write_text(json.dumps(report, indent=2))
 
 

@@ -83,6 +83,18 @@ def test_a_book_whose_worker_dies_twice_is_skipped_with_the_cause(
             assert chapters and item["result"] == chapters and item["notes"] == []
 
 
+def test_a_book_that_runs_out_of_memory_is_skipped_with_the_cause(
+    built: tuple[Path, Path, dict[str, Any]],
+) -> None:
+    """Ray's memory monitor (not a signal from the test) kills the worker: the cause says so."""
+    _, _, report = built
+    [lost] = [item for item in report["oom"] if item["error"]]
+    assert lost["label"] == f"pg{report['oom_victim']}.txt.gz" and lost["result"] is None
+    assert "its Ray worker died twice while working on it (OutOfMemoryError: " in lost["error"]
+    assert "killed due to the node running low on memory" in lost["error"]
+    assert all(item["result"] and item["result"] > 0 for item in report["oom"] if item is not lost)
+
+
 def _chapters(book: Any) -> int:
     return len(book.chapters)
 
