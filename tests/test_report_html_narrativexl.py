@@ -28,9 +28,9 @@ from longread.report.html_narrativexl import SCENES_SHOWN, scenes_key
 from longread.report.html_samples import run_samples
 from longread.report.load import load_runs
 from tests.narrativexl_fixtures import MAIN_BOOK, OTHER_BOOKS, make_book
-from tests.report_html_fixtures import browser, copy_as_served, open_page, run_rows
+from tests.report_html_fixtures import artifacts, browser, copy_as_served, open_page, run_rows
 
-__all__ = ["browser"]  # the Chromium fixture
+__all__ = ["artifacts", "browser"]  # fixtures
 
 TINY = "random:gpt2"
 WINDOW, STRIDE = 600, 200
@@ -130,7 +130,7 @@ def _assert_exact_cut(row: dict[str, Any], cut: dict[str, int], read: tuple[str,
 
 
 def test_the_page_shows_the_question_the_options_and_the_scenes(
-    build: Path, run: Path, browser: Any, tmp_path: Path
+    build: Path, run: Path, browser: Any, artifacts: Path, tmp_path: Path
 ) -> None:
     page, refused = open_page(browser, build_html_report([run], tmp_path / "html"))
     book = _book(build)
@@ -182,8 +182,7 @@ def test_the_page_shows_the_question_the_options_and_the_scenes(
         assert f"starts in scene {cut['scene']} (folded) at character {cut['offset']}" in detail.inner_text()
     outside = [i for i in shown if i < cut["scene"]]
     assert all(page.locator(f'.scene[data-scene="{i}"] .dropped').count() == 1 for i in outside)
-    page.screenshot(path=str(tmp_path / "nxl.png"), full_page=True)
-    print(f"screenshot: {tmp_path / 'nxl.png'}")
+    page.screenshot(path=str(artifacts / "nxl.png"), full_page=True)
     page.close()
     assert refused == []
 
