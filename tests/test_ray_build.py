@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,16 @@ def test_ray_options_name_what_is_wrong() -> None:
         ray_options("books/", 2)
     with pytest.raises(Exception, match="at least 1 worker"):
         RayOptions(workers=0)
+
+
+def test_no_module_imports_ray_until_ray_is_asked_for() -> None:
+    """Every longread module imported, and --ray not used: Ray stays unimported (an optional extra)."""
+    script = (
+        "import importlib, pkgutil, sys, longread\n"
+        "for info in pkgutil.walk_packages(longread.__path__, 'longread.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "print(sorted(name for name in sys.modules if name == 'ray' or name.startswith('ray.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]"
