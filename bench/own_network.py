@@ -1,4 +1,4 @@
-"""Re-run a bench script inside its own network namespace (``unshare -n``, loopback only; needs root).
+"""Re-run a bench script in network and process namespaces of its own (loopback only; needs root).
 
 Ray reaches out of the machine unless kept in (OFFLINE.md); the Ray benches call
 :func:`stay_in_own_network` first: outside the namespace it re-runs the script inside
@@ -20,5 +20,6 @@ def stay_in_own_network() -> None:
         return
     command = shlex.join([sys.executable, *sys.argv])
     env = {**os.environ, INSIDE: "1", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    done = subprocess.run(["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
+    namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc"]
+    done = subprocess.run([*namespaces, "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
     raise SystemExit(done.returncode)

@@ -65,11 +65,13 @@ def copy_theses(folder: Path, theses: Sequence[str]) -> Path:
 def run_in_own_network(
     argv: Sequence[str], root: Path, deadline_s: float
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``argv`` inside a network namespace of its own with only loopback up (``unshare -n``), Ray's
-    usage stats off and ``root`` on the path: whatever Ray does, no packet can leave the machine."""
+    """Run ``argv`` inside network and process namespaces of its own (``unshare -n -p -f --mount-proc``):
+    only loopback up, Ray's usage stats off and ``root`` on the path, so whatever Ray does no packet can
+    leave the machine, and what the test kills or stops (``ray stop``) is only its own."""
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": str(root)}
+    namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc"]
     return subprocess.run(
-        ["unshare", "-n", "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"],
+        [*namespaces, "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"],
         cwd=root, env=env, capture_output=True, text=True, timeout=deadline_s,
     )  # fmt: skip
 

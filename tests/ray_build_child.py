@@ -8,14 +8,15 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   book (its process title is ``ray::_run_job``), as the kernel's OOM killer would;
 - ``twice``: books mapped on Ray with a per-book function that kills its own worker on one book every
   time: that book's outcome and the others';
-- ``cluster``: a Ray head started with ``ray start --head`` on 127.0.0.1, then ``longread build
-  chapterbreak --ray 127.0.0.1:PORT`` and ``longread eval … --ray 127.0.0.1:PORT`` through the CLI,
-  next to the same commands in one process;
+- ``cluster``: a Ray head started with ``ray start --head`` on 127.0.0.1 (in a directory of its own),
+  then ``longread build chapterbreak BOOKS --ray 127.0.0.1:PORT`` (BOOKS relative to the driver's
+  directory) and ``longread eval … --ray 127.0.0.1:PORT`` through the CLI, next to the same commands
+  in one process (``ray stop`` at the end stops only this process namespace's Ray);
 - ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on 2 Ray
   replicas (1 thread each);
 - ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model;
-- ``oom``: a local Ray whose memory monitor kills at 1.5 GB above the node's use at start, and a
-  per-book function that takes up to 6 GB on one book: Ray's own out-of-memory kill, twice.
+- ``oom``: a local Ray whose memory monitor kills at 3 GB above the node's use at start, and a
+  per-book function that takes up to 10 GB on one book: Ray's own out-of-memory kill, twice.
 """
 
 from __future__ import annotations
@@ -71,13 +72,14 @@ def dies_on(book: Book, victim: str) -> int:
 
 
 HOG_BLOCK = 128 * 2**20
-HOG_LIMIT = 6 * 2**30
-OOM_MARGIN = 3 * 2**30 // 2
-"""The out-of-memory Ray kills workers once the node uses 1.5 GB more than when it started."""
+HOG_LIMIT = 10 * 2**30
+OOM_MARGIN = 3 * 2**30
+"""The out-of-memory Ray kills workers once the node uses 3 GB more than before it started (room for Ray's
+own processes and the other books' workers, a few hundred MB each); the victim takes up to 10 GB."""
 
 
 def hogs_memory_on(book: Book, victim: str) -> int:
-    """Per-book work that, on ``victim``, takes memory 128 MB at a time (up to 6 GB, each page touched)."""
+    """Per-book work that, on ``victim``, takes memory 128 MB at a time (up to 10 GB, each page touched)."""
     if book.id != victim:
         return len(book.chapters)
     blocks: list[bytearray] = []
@@ -140,14 +142,16 @@ def cluster(books: list[Path], out: Path, report: dict[str, Any]) -> None:
         str(bin_dir / "ray"), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={HEAD_PORT}",
         "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp_dir}",
     ]  # fmt: skip
-    started = subprocess.run(start, capture_output=True, text=True, timeout=180)
+    started = subprocess.run(start, cwd=temp_dir, capture_output=True, text=True, timeout=180)
     report["cluster_start"] = {"returncode": started.returncode, "stderr": started.stderr[-2000:]}
     if started.returncode != 0:
         return
     try:
         longread = str(bin_dir / "longread")
-        book_args = [str(book) for book in books]
-        build = [longread, "build", "chapterbreak", *book_args, "--seed", "7", "--prefix-tokens", "1024"]
+        # Books named relative to the driver's directory, the head started elsewhere: workers must still
+        # open the driver's files.
+        book_dir = books[0].parent
+        build = [longread, "build", "chapterbreak", book_dir.name, "--seed", "7", "--prefix-tokens", "1024"]
         build += ["--suffix-tokens", "64", "--negatives", "3", "--quiet"]
         commands = {
             "build_one": [*build, "--workers", "1", "--out", str(out / "cli-one.jsonl")],
@@ -160,7 +164,7 @@ def cluster(books: list[Path], out: Path, report: dict[str, Any]) -> None:
         commands["eval_cluster"] += ["--ray-workers", "2"]
         for name, command in commands.items():
             began = time.monotonic()
-            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            done = subprocess.run(command, cwd=book_dir.parent, capture_output=True, text=True, timeout=600)
             report[name] = {
                 "returncode": done.returncode,
                 "stdout": done.stdout[-3000:],
@@ -199,11 +203,22 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     replicas.shutdown()
 
 
-def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
-    """A Ray whose memory monitor kills at 1.5 GB above today's use; one book takes more, twice."""
+def memory_in_use() -> tuple[int, int]:
+    """(bytes used, bytes Ray counts as the limit): the cgroup's when it has a limit (Ray uses that), else
+    the machine's."""
+    cgroup = Path("/sys/fs/cgroup")
+    limit = (cgroup / "memory.max").read_text().strip() if (cgroup / "memory.max").is_file() else "max"
+    if limit.isdigit():
+        return int((cgroup / "memory.current").read_text()), int(limit)
     meminfo = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
     total, available = (int(meminfo[key].split()[0]) * 1024 for key in ("MemTotal", "MemAvailable"))
-    threshold = (total - available + OOM_MARGIN) / total
+    return total - available, total
+
+
+def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
+    """A Ray whose memory monitor kills at 3 GB above today's use; one book takes more, twice."""
+    used, total = memory_in_use()
+    threshold = (used + OOM_MARGIN) / total
     # Ray reads these names exactly as written.
     os.environ["RAY_memory_usage_threshold"] = f"{threshold:.4f}"  # noqa: SIM112
     os.environ["RAY_memory_monitor_refresh_ms"] = "100"  # noqa: SIM112

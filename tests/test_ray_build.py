@@ -151,14 +151,41 @@ def test_replicas_default_to_two_on_cpus_and_one_per_gpu(built: tuple[Path, Path
         (["eval", "--ray", "10.0.0.5:6379"], ["eval", "--ray", "10.0.0.5:6379"]),
         (["eval", "--ray", "ray://head:10001"], ["eval", "--ray", "ray://head:10001"]),
         (["eval", "--ray", "auto"], ["eval", "--ray", "auto"]),
-        # A book folder after --ray is a book folder, not an address.
-        (["build", "chapterbreak", "--ray", "books/"], ["build", "chapterbreak", "--ray=local", "books/"]),
+        # A word that is neither an existing path nor an option is the address, checked later (not a
+        # local Ray started by surprise for a mistyped address).
+        (["eval", "--ray", "head"], ["eval", "--ray", "head"]),
         (["eval", "--ray=h:1"], ["eval", "--ray=h:1"]),
         (["eval", "--", "--ray"], ["eval", "--", "--ray"]),
     ],
 )
 def test_ray_alone_means_a_local_ray(argv: list[str], expected: list[str]) -> None:
     assert normalise_ray_args(argv) == expected
+
+
+def test_a_book_folder_after_ray_stays_a_book_folder(tmp_path: Path) -> None:
+    books = tmp_path / "books"
+    books.mkdir()
+    argv = ["build", "chapterbreak", "--ray", str(books), "--out", "x.jsonl"]
+    expected = ["build", "chapterbreak", "--ray=local", str(books), "--out", "x.jsonl"]
+    assert normalise_ray_args(argv) == expected
+
+
+def test_ray_missing_is_one_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    """`--ray` where Ray is not installed (blocked here): the install hint, exit code 2, no traceback."""
+    data = tmp_path / "cb.jsonl"
+    data.write_text("")
+    script = (
+        "import sys\n"
+        "sys.modules['ray'] = None\n"
+        "from longread.cli import main\n"
+        f"sys.argv = ['longread', 'eval', 'chapterbreak', '--data', {str(data)!r}, '--model', 'random:gpt2', "
+        f"'--out', {str(tmp_path / 'run')!r}, '--ray']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert "error: Ray is not installed: pip install 'longread[ray]'" in done.stderr
 
 
 def test_ray_options_name_what_is_wrong() -> None:

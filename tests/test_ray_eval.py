@@ -66,7 +66,9 @@ def test_a_killed_worker_loses_nothing(runs: tuple[Path, dict[str, Any]]) -> Non
     assert _sorted_rows(out / "killed") == _sorted_rows(out / "one")
     # The run names what happened and to which samples (never in results.json: same bytes).
     incidents = [json.loads(line) for line in (out / "killed" / "incidents.jsonl").read_text().splitlines()]
-    assert len(incidents) == 1 and incidents[0]["keys"], incidents
+    # One replica answered one request of that call (2 requests, one per replica): only its sample is named.
+    assert len(incidents) == 1 and len(incidents[0]["keys"]) == 1, incidents
+    assert incidents[0]["keys"][0] in {json.loads(row)["key"] for row in _sorted_rows(out / "one")}
     assert "a Ray replica died (ActorDiedError: The actor died" in incidents[0]["message"]
     assert "asked again of another replica" in incidents[0]["message"]
     assert not (out / "one" / "incidents.jsonl").exists()

@@ -32,6 +32,7 @@ from typing import Any
 
 from longread.errors import LongreadError
 from longread.models.errors import FatalBackendError
+from longread.models.incidents import Incident
 from longread.models.requests import READ_ALONG
 from longread.scaleout.ray_session import death_cause, death_errors, start_ray, stop_ray
 
@@ -148,7 +149,7 @@ class RayBackend:
         """Requests sent again because their replica died."""
         self.lost_workers: list[str] = []
         """Why each dropped replica died."""
-        self._incidents: list[str] = []
+        self._incidents: list[Incident] = []
         self.on_call: Callable[[int], None] | None = None
         """Called with the call's number before each call (tests kill a replica from here)."""
 
@@ -168,9 +169,9 @@ class RayBackend:
             },
         }
 
-    def take_incidents(self) -> list[str]:
-        """What happened since the last call to this (a replica died, its requests were asked again);
-        the runner stores it with the samples of the call (``incidents.jsonl``)."""
+    def take_incidents(self) -> list[Incident]:
+        """What happened since the last call to this (a replica died, its requests were asked again),
+        each naming the requests of its shard; the runner stores it with their samples."""
         taken, self._incidents = self._incidents, []
         return taken
 
@@ -213,22 +214,20 @@ class RayBackend:
         if not self.live:
             raise self._no_worker_left()
         shards = [list(requests)] if kind in UNSHARDED_KINDS else _split(requests, len(self.live))
+        starts = [sum(len(shard) for shard in shards[:index]) for index in range(len(shards))]
         pending = [(index, shard, self.live[index % len(self.live)], 0) for index, shard in enumerate(shards)]
         answers: dict[int, list[Any]] = {}
         while pending:
             refs = [replica.call.remote(kind, shard) for _, shard, replica, _ in pending]
             retry: list[tuple[int, list[Any], Any, int]] = []
+            deaths: list[tuple[int, str, int]] = []
             failure: Exception | None = None
             for (index, shard, replica, attempt), ref in zip(pending, refs, strict=True):
                 try:
                     ok, value = self.ray.get(ref)
                 except death_errors(self.ray) as died:
                     self._drop(replica, died)
-                    again = "gave up: it died again" if attempt >= 1 else "asked again of another replica"
-                    self._incidents.append(
-                        f"a Ray replica died ({death_cause(died)}) while answering {len(shard)} {kind} "
-                        f"requests; {again}"
-                    )
+                    deaths.append((index, death_cause(died), attempt))
                     if attempt >= 1:
                         failure = failure or WorkerLostError(
                             f"{len(shard)} {kind} requests: their replica died twice; last cause: {died}"
@@ -240,6 +239,20 @@ class RayBackend:
                     answers[index] = list(value)
                 else:
                     failure = failure or value
+            if failure is not None:
+                outcome = f"not asked again: the call failed ({type(failure).__name__})"
+            elif retry and not self.live:
+                outcome = "not asked again: no replica is left"
+            else:
+                outcome = "asked again of another replica"
+            for index, cause, attempt in deaths:
+                self._incidents.append(
+                    Incident(
+                        f"a Ray replica died ({cause}) while answering {len(shards[index])} {kind} requests; "
+                        + ("it died again on its second replica" if attempt >= 1 else outcome),
+                        tuple(range(starts[index], starts[index] + len(shards[index]))),
+                    )
+                )
             if failure is not None:
                 raise failure
             if retry and not self.live:

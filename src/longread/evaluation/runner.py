@@ -249,7 +249,10 @@ def _answer(
                 except Exception as single:
                     _record_error(run, outcome, sample, single)
                     results.append(None)
-        _note_incidents(backend, run, outcome, part)
+                finally:
+                    _note_incidents(backend, run, outcome, [(sample, request)])
+        else:
+            _note_incidents(backend, run, outcome, part)
         for (sample, _), result in zip(part, results, strict=True):
             if result is not None:
                 answers[sample.key] = result
@@ -260,13 +263,20 @@ def _note_incidents(
     backend: Any, run: RunDir, outcome: RunOutcome, part: Sequence[tuple[Sample[Any], Any]]
 ) -> None:
     """Store what the backend says happened during the call that asked for ``part`` (a backend with
-    ``take_incidents()``: the Ray replicas), naming the samples of that call."""
+    ``take_incidents()``: the Ray replicas), naming the samples whose requests it touched."""
     take = getattr(backend, "take_incidents", None)
     if not callable(take):
         return
-    for message in take():
-        run.append_incident([sample.key for sample, _ in part], str(message))
-        outcome.incidents.append(f"{message} (samples {', '.join(sample.key for sample, _ in part)})")
+    # The backend saw request groups flattened into their parts: index → the sample that asked.
+    owners = [
+        sample.key
+        for sample, request in part
+        for _ in range(len(request.parts) if isinstance(request, RequestGroup) else 1)
+    ]
+    for incident in take():
+        keys = sorted({owners[i] for i in incident.requests if 0 <= i < len(owners)})
+        run.append_incident(keys, incident.message)
+        outcome.incidents.append(f"{incident.message} (samples {', '.join(keys)})")
 
 
 def _by_weight(requests: list[tuple[Sample[Any], Any]], batch: int) -> list[list[tuple[Sample[Any], Any]]]:

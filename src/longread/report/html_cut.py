@@ -70,7 +70,9 @@ class CutFinder:
         head, tail = self._decode(text_ids[:dropped]), self._decode(text_ids[dropped:])
         if head + tail == stripped:
             return len(head)
-        if offsets is not None:
+        if offsets is not None and offsets[dropped][0] >= offsets[dropped - 1][1]:
+            # Only a cut between characters: a byte-level tokenizer may split one character into tokens
+            # that share its span, and a cut between those is not a place in the text.
             return offsets[dropped][0]
         return None
 

@@ -14,13 +14,16 @@ with the cause); if it dies again the book is skipped with the cause, like an
 unreadable book, and the build goes on.
 
 Book files are read where the task runs: on a cluster they must be on a file
-system every node sees (archive members travel as bytes).
+system every node sees, at the same path (archive members travel as bytes). Paths are
+sent absolute: a joined cluster's workers run in the directory ``ray start`` was run
+from, not the driver's.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from longread.documents.sources import Source
@@ -59,7 +62,7 @@ def map_sources_on_ray(
                 if source is None:
                     exhausted = True
                     break
-                in_flight.append((source, task.remote(job_ref, source)))
+                in_flight.append((source, task.remote(job_ref, _absolute(source))))
             if not in_flight:
                 return
             source, ref = in_flight.popleft()
@@ -69,11 +72,11 @@ def map_sources_on_ray(
                 try:
                     outcomes = list(ray.get(ref))
                     break
-                except death_errors(ray) as died:
+                except (*death_errors(ray), ray.exceptions.ObjectLostError) as died:
                     cause = death_cause(died)
                     if attempt == 0:
                         notes.append(f"its Ray worker died ({cause}); built again on another worker")
-                        ref = task.remote(job_ref, source)
+                        ref = task.remote(job_ref, _absolute(source))
                         continue
                     outcomes = [
                         BookOutcome(
@@ -93,6 +96,14 @@ def map_sources_on_ray(
                 first = outcomes[0]
                 outcomes[0] = BookOutcome(first.label, first.book_id, first.result, first.error, tuple(notes))
             yield outcomes
+
+
+def _absolute(source: Source) -> Source:
+    """The source with an absolute path (not resolved: a PG-19 file's folders must stay its own); its
+    label — what reports and outputs call it — unchanged."""
+    if source.path is None or source.path.is_absolute():
+        return source
+    return replace(source, path=source.path.absolute())
 
 
 def _run_job(job: Callable[[Source], list[Any]], source: Source) -> list[Any]:

@@ -2,10 +2,11 @@
 
 ``--ray`` alone means a local Ray on this machine; ``--ray ADDRESS`` an existing cluster.
 Click/Typer options cannot take an optional value, so the command line is normalised
-before parsing (:func:`normalise_ray_args`): a ``--ray`` not followed by something that
-looks like a Ray address becomes ``--ray=local``. A Ray address is ``auto``, ``local``,
-``HOST:PORT`` or ``ray://HOST:PORT`` — a book path such as ``books/`` never is, so
-``build chapterbreak --ray books/`` still reads ``books/`` as a book folder.
+before parsing (:func:`normalise_ray_args`): a ``--ray`` followed by nothing, by an option or
+by a path that exists (``build chapterbreak --ray books/``) becomes ``--ray=local``; any
+other word after it is taken as the address and checked (a Ray address is ``auto``,
+``local``, ``HOST:PORT`` or ``ray://HOST:PORT``), so a mistyped address is an error, never
+a local Ray started by surprise.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from longread.errors import LongreadError
 
@@ -52,7 +54,7 @@ def ray_options(value: str | None, workers: int | None) -> RayOptions | None:
 
 
 def normalise_ray_args(args: Sequence[str]) -> list[str]:
-    """``--ray`` followed by nothing, an option or a non-address becomes ``--ray=local``."""
+    """``--ray`` followed by nothing, an option or an existing path becomes ``--ray=local``."""
     out: list[str] = []
     for index, arg in enumerate(args):
         if arg == "--":
@@ -60,8 +62,13 @@ def normalise_ray_args(args: Sequence[str]) -> list[str]:
             break
         if arg == "--ray":
             following = args[index + 1] if index + 1 < len(args) else None
-            if following is None or not ADDRESS_PATTERN.match(following):
+            if following is None or following.startswith("-") or _is_path(following):
                 out.append(f"--ray={LOCAL}")
                 continue
         out.append(arg)
     return out
+
+
+def _is_path(word: str) -> bool:
+    """An existing file or folder (and not also an address: ``HOST:PORT`` files are not books)."""
+    return not ADDRESS_PATTERN.match(word) and Path(word).exists()

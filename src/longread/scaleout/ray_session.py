@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,11 +23,12 @@ RAY_MISSING = (
 )
 RAY_ENVIRONMENT = {
     "RAY_USAGE_STATS_ENABLED": "0",
-    "RAY_AUTH_MODE": "disabled",
     # Each Ray worker runs one tokenizer thread: the parallelism is across workers.
     "TOKENIZERS_PARALLELISM": "false",
 }
-"""Set (unless already set) before Ray starts; local workers inherit them."""
+"""Set (unless already set) before Ray starts or is joined; local workers inherit them."""
+LOCAL_RAY_ENVIRONMENT = {"RAY_AUTH_MODE": "disabled"}
+"""Set (unless already set) only for a local Ray: a cluster keeps the authentication it was started with."""
 
 _local_temp_dirs: list[str] = []
 """Temp dirs of the local Rays this process started (removed by :func:`stop_ray`)."""
@@ -53,12 +55,14 @@ def start_ray(address: str | None, num_cpus: int) -> Any:
         if address:
             try:
                 ray.init(address=address, log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as exc:
+            except Exception as exc:  # ConnectionError, TimeoutError, a missing client extra …
                 raise LongreadError(
-                    f"cannot join the Ray cluster at {address}: {exc} — check the address "
-                    "(`ray status` on the head node prints it) or use --ray alone for a local Ray"
+                    f"cannot join the Ray cluster at {address}: {type(exc).__name__}: {exc} — check the "
+                    "address (`ray status` on the head node prints it) or use --ray alone for a local Ray"
                 ) from None
         else:
+            for name, value in LOCAL_RAY_ENVIRONMENT.items():
+                os.environ.setdefault(name, value)
             # Short, under the system temp dir: Ray's socket paths must stay short.
             temp_dir = tempfile.mkdtemp(prefix="lr-ray-")
             _local_temp_dirs.append(temp_dir)
@@ -67,9 +71,13 @@ def start_ray(address: str | None, num_cpus: int) -> Any:
 
 
 def stop_ray() -> None:
-    """Disconnect from Ray (a local Ray this process started stops) and remove the local temp dirs."""
-    ray = import_ray()
-    ray.shutdown()
+    """Disconnect from Ray (a local Ray this process started stops) and remove the local temp dirs.
+
+    Nothing to do when Ray was never imported (``--ray`` failed before Ray could start, or Ray is
+    not installed: the error that said so stays the one the user sees)."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
     while _local_temp_dirs:
         shutil.rmtree(_local_temp_dirs.pop(), ignore_errors=True)
 
