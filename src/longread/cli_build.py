@@ -264,7 +264,7 @@ def register(app: typer.Typer, build_app: typer.Typer, convert_app: typer.Typer)
         for line in report.summary_lines():
             typer.echo(line)
         for incident in getattr(backend, "take_incidents", list)():
-            typer.echo(f"incident (every summary made): {incident}")
+            typer.echo(f"incident (every summary was made all the same): {incident.message}")
 
     @app.command("stats")
     def stats_command(

@@ -24,14 +24,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from longread.documents.sources import Source
 from longread.errors import BadInputError
 from longread.scaleout.ray_options import RayOptions
 from longread.scaleout.ray_session import death_cause, death_errors, ray_session
-
-T = TypeVar("T")
 
 IN_FLIGHT_PER_CPU = 2
 

@@ -36,10 +36,6 @@ class RayOptions:
         if self.workers is not None and self.workers < 1:
             raise LongreadError(f"Ray needs at least 1 worker, got {self.workers}")
 
-    @property
-    def where(self) -> str:
-        return self.address or "a local Ray"
-
 
 def ray_options(value: str | None, workers: int | None) -> RayOptions | None:
     """The options ``--ray VALUE`` and ``--ray-workers N`` name; None without ``--ray``."""
