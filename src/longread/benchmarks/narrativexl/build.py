@@ -13,9 +13,10 @@ QuestionGeneration → hierarchical summaries) with a seeded RNG everywhere:
 4. read-along questions are drawn from the ORIGINAL summaries (other-book decoys
    adapted to this book's characters), then the book's name map is applied to
    its scenes, summaries, options and corrections — as the authors substitute
-   at write time;
-5. everything is written in the official layouts and as longread JSON, with a
-   build report of what was skipped and why.
+   at write time (:mod:`.book_output`);
+5. everything is written in the official layouts and as longread JSON
+   (:mod:`.book_output`), with a build report of what was skipped and why
+   (:mod:`.build_report`).
 
 Layout of ``DIR``::
 
@@ -36,41 +37,38 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from longread.benchmarks.narrativexl.book_output import (
+    rename_correction,
+    rename_hierarchical,
+    rename_question,
+    rename_summaries,
+    write_book,
+)
+from longread.benchmarks.narrativexl.build_report import (
+    BUILD_REPORT_FILE,
+    BookOutcome,
+    NarrativeXLBuildReport,
+)
 from longread.benchmarks.narrativexl.entities import (
     EntityMap,
     adapt_other_book,
-    apply_entity_map,
     build_entity_map,
 )
 from longread.benchmarks.narrativexl.generation_cache import GenerationCache
-from longread.benchmarks.narrativexl.official import (
-    write_hierarchical,
-    write_questions_shortform,
-    write_tagseparated,
-)
+from longread.benchmarks.narrativexl.official import write_tagseparated
 from longread.benchmarks.narrativexl.questions import (
     QuestionSettings,
     make_correction_questions,
     make_readalong_questions,
 )
 from longread.benchmarks.narrativexl.scenes import SceneCut, SceneSettings, cut_scenes
-from longread.benchmarks.narrativexl.schema import (
-    BookSummaries,
-    CorrectionQuestion,
-    HierarchicalSummary,
-    Option,
-    ReadAlongQuestion,
-    ReadingBook,
-    Scene,
-    SceneSummaries,
-)
+from longread.benchmarks.narrativexl.schema import BookSummaries, HierarchicalSummary
 from longread.benchmarks.narrativexl.summarise import (
     SummarySettings,
     hierarchical_summaries,
@@ -81,10 +79,19 @@ from longread.documents.corpus import iter_books
 from longread.errors import BadInputError, LongreadError
 from longread.files import atomic_write_text
 
+__all__ = [
+    "BUILD_REPORT_FILE",
+    "BUILD_SETTINGS_FILE",
+    "CACHE_DIR",
+    "BookOutcome",
+    "NarrativeXLBuildReport",
+    "NarrativeXLBuildSettings",
+    "build_narrativexl",
+]
+
 logger = logging.getLogger(__name__)
 
 BUILD_SETTINGS_FILE = "build_settings.json"
-BUILD_REPORT_FILE = "build_report.json"
 CACHE_DIR = ".cache"
 
 
@@ -101,65 +108,6 @@ class NarrativeXLBuildSettings(BaseModel):
     scenes: SceneSettings = SceneSettings()
     summaries: SummarySettings = SummarySettings()
     questions: QuestionSettings = QuestionSettings()
-
-
-@dataclass
-class BookOutcome:
-    book_id: str
-    title: str = ""
-    role: str = "questions"
-    """``questions`` or ``decoys only`` (a book that only lends other-book decoys)."""
-    scenes: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)
-    questions: dict[str, int] = field(default_factory=dict)
-    none_answers: int = 0
-    corrections: int = 0
-    characters: int = 0
-    skipped_questions: dict[str, int] = field(default_factory=dict)
-    left_out: list[str] = field(default_factory=list)
-    failed_scenes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class NarrativeXLBuildReport:
-    out: Path
-    books: list[BookOutcome] = field(default_factory=list)
-    skipped_books: list[tuple[str, str]] = field(default_factory=list)
-    generated: int = 0
-    cached: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "books": [vars(book) for book in self.books],
-            "skipped_books": [{"book": book, "reason": reason} for book, reason in self.skipped_books],
-            # made now vs from the cache differ between a fresh and a resumed build; the file must not
-            "generations": self.generated + self.cached,
-        }
-
-    def summary_lines(self) -> list[str]:
-        lines = [f"NarrativeXL built in {self.out}: {len(self.books)} book(s)"]
-        for book in self.books:
-            status = ", ".join(f"{count} {name}" for name, count in sorted(book.statuses.items()))
-            kinds = ", ".join(f"{count} {name}" for name, count in sorted(book.questions.items()))
-            if book.role != "questions":
-                lines.append(f"  {book.book_id} ({book.role}): {book.scenes} scenes ({status})")
-                continue
-            lines.append(
-                f"  {book.book_id}: {book.scenes} scenes ({status}); questions: {kinds or 'none'} "
-                f"({book.none_answers} with 'None of the above.' right); {book.corrections} corrections; "
-                f"{book.characters} characters renamed"
-            )
-            for reason, count in sorted(book.skipped_questions.items()):
-                lines.append(f"    skipped {count} question(s): {reason}")
-            for failure in book.failed_scenes:
-                lines.append(f"    scene {failure}")
-        for name, reason in self.skipped_books:
-            lines.append(f"  skipped {name}: {reason}")
-        lines.append(
-            f"generations: {self.generated} made now, {self.cached} from the cache; report: "
-            f"{self.out / BUILD_REPORT_FILE}"
-        )
-        return lines
 
 
 def _rng(seed: int, *parts: str) -> np.random.Generator:
@@ -264,7 +212,7 @@ def build_narrativexl(
                 (out / folder).mkdir(parents=True, exist_ok=True)
             maps[book_id].save(out / "entity_maps" / f"{book_id}.json")
             if settings.substitute_names:
-                summaries_of_book = _rename_summaries(summaries_of_book, maps[book_id])
+                summaries_of_book = rename_summaries(summaries_of_book, maps[book_id])
             write_tagseparated(summaries_of_book, out / "books" / f"{book_id}.tagseparated")
             report.books.append(outcome)
             continue
@@ -281,15 +229,15 @@ def build_narrativexl(
         corrections = make_correction_questions(book_id, hierarchy, len(summaries_of_book.scenes))
         if settings.substitute_names:
             name_map = maps[book_id]
-            summaries_of_book = _rename_summaries(summaries_of_book, name_map)
-            hierarchy = [_rename_hierarchical(item, name_map) for item in hierarchy]
-            questions = [_rename_question(question, name_map) for question in questions]
-            corrections = [_rename_correction(question, name_map) for question in corrections]
+            summaries_of_book = rename_summaries(summaries_of_book, name_map)
+            hierarchy = [rename_hierarchical(item, name_map) for item in hierarchy]
+            questions = [rename_question(question, name_map) for question in questions]
+            corrections = [rename_correction(question, name_map) for question in corrections]
         for question in questions:
             outcome.questions[question.question_type] = outcome.questions.get(question.question_type, 0) + 1
             outcome.none_answers += int(question.none_is_answer)
         outcome.corrections = len(corrections)
-        _write_book(out, summaries_of_book, hierarchy, questions, corrections, maps[book_id], book)
+        write_book(out, summaries_of_book, hierarchy, questions, corrections, maps[book_id], book)
         report.books.append(outcome)
     atomic_write_text(
         out / BUILD_SETTINGS_FILE,
@@ -326,90 +274,3 @@ def _left_out_lines(cut: SceneCut) -> list[str]:
     if cut.split_sentences:
         lines.append(f"{cut.split_sentences} sentence(s) longer than a scene cut at a space")
     return lines
-
-
-def _rename_summaries(book: BookSummaries, names: EntityMap) -> BookSummaries:
-    scenes = tuple(
-        Scene(
-            index=scene.index,
-            text=apply_entity_map(scene.text, names),
-            overlapped=apply_entity_map(scene.overlapped, names),
-            char_start=scene.char_start,
-            chapter_index=scene.chapter_index,
-        )
-        for scene in book.scenes
-    )
-    summaries = tuple(
-        SceneSummaries(
-            index=item.index,
-            summary=None if item.summary is None else apply_entity_map(item.summary, names),
-            distorted=tuple(apply_entity_map(text, names) for text in item.distorted),
-            status=item.status,
-            comment=item.comment,
-        )
-        for item in book.summaries
-    )
-    return BookSummaries(book_id=book.book_id, scenes=scenes, summaries=summaries)
-
-
-def _rename_hierarchical(item: HierarchicalSummary, names: EntityMap) -> HierarchicalSummary:
-    return item.model_copy(
-        update={
-            "true": apply_entity_map(item.true, names),
-            "false": None if item.false is None else apply_entity_map(item.false, names),
-        }
-    )
-
-
-def _rename_question(question: ReadAlongQuestion, names: EntityMap) -> ReadAlongQuestion:
-    options = tuple(
-        Option(text=apply_entity_map(option.text, names), source=option.source) for option in question.options
-    )
-    return question.model_copy(update={"options": options})
-
-
-def _rename_correction(question: CorrectionQuestion, names: EntityMap) -> CorrectionQuestion:
-    return question.model_copy(
-        update={
-            "distorted": apply_entity_map(question.distorted, names),
-            "target": apply_entity_map(question.target, names),
-        }
-    )
-
-
-def _write_book(
-    out: Path,
-    summaries: BookSummaries,
-    hierarchy: Sequence[HierarchicalSummary],
-    questions: Sequence[ReadAlongQuestion],
-    corrections: Sequence[CorrectionQuestion],
-    names: EntityMap,
-    book: Book,
-) -> None:
-    book_id = summaries.book_id
-    for folder in ("books", "questions", "hierarchical", "readalong", "corrections", "entity_maps"):
-        (out / folder).mkdir(parents=True, exist_ok=True)
-    write_tagseparated(summaries, out / "books" / f"{book_id}.tagseparated")
-    write_questions_shortform(
-        summaries.scenes, questions, out / "questions" / f"{book_id}.questions_shortform"
-    )
-    if hierarchy:
-        write_hierarchical(hierarchy, out / "hierarchical" / f"{book_id}.tagseparated_hierarch_sum")
-    reading = ReadingBook(
-        book_id=book_id,
-        scenes=tuple(scene.text for scene in summaries.scenes),
-        questions=tuple(questions),
-        source=book.source,
-    )
-    atomic_write_text(
-        out / "readalong" / f"{book_id}.json",
-        json.dumps(reading.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n",
-    )
-    atomic_write_text(
-        out / "corrections" / f"{book_id}.jsonl",
-        "".join(
-            json.dumps(item.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"
-            for item in corrections
-        ),
-    )
-    names.save(out / "entity_maps" / f"{book_id}.json")
