@@ -14,23 +14,14 @@ import pytest
 
 from tests import fault_proxy
 from tests.fault_proxy import FaultProxy
-from tests.vllm_server import SERVED_NAME, VLLMServer, running_vllm
+from tests.fault_proxy_fixtures import module_proxy, upstream
+from tests.vllm_server import SERVED_NAME, VLLMServer
+
+__all__ = ["module_proxy", "upstream"]  # shared fixtures
 
 VLLM_PORT = 8811
 PROXY_PORT = 8820
 TEXT = "It was a bright cold day in April, and the clocks were striking thirteen."
-
-
-@pytest.fixture(scope="module")
-def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    with running_vllm(VLLM_PORT, tmp_path_factory.mktemp("vllm") / "vllm.log") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def module_proxy(upstream: VLLMServer) -> Iterator[FaultProxy]:
-    with FaultProxy(upstream.root_url, PROXY_PORT) as running:
-        yield running
 
 
 @pytest.fixture

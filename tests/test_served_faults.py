@@ -29,8 +29,11 @@ from longread.models import load_backend
 from longread.models.served import ServedBackend
 from tests import fault_proxy
 from tests.fault_proxy import FaultProxy, SeenRequest
+from tests.fault_proxy_fixtures import module_proxy, upstream
 from tests.helpers import gutenberg_book
-from tests.vllm_server import VLLMServer, running_vllm
+from tests.vllm_server import VLLMServer
+
+__all__ = ["module_proxy", "upstream"]  # shared fixtures
 
 VLLM_PORT = 8813
 PROXY_PORT = 8825
@@ -63,18 +66,6 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("data") / "hound.jsonl"
     write_instances(instances[:INSTANCES], path)
     return path
-
-
-@pytest.fixture(scope="module")
-def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    with running_vllm(VLLM_PORT, tmp_path_factory.mktemp("vllm") / "vllm.log") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def module_proxy(upstream: VLLMServer) -> Iterator[FaultProxy]:
-    with FaultProxy(upstream.root_url, PROXY_PORT) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
