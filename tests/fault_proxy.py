@@ -6,8 +6,9 @@ goes through untouched or is answered with a fault instead:
 
 - ``status(500)`` / ``status(503)`` / ``too_many_requests(retry_after=N)``: an error answer, the request
   never reaches the server;
-- ``hang(seconds)``: no answer for that long (longer than the client's timeout), then the connection is
-  closed;
+- ``hang(seconds)``: no answer until the client gives up and closes the connection, or ``seconds`` pass
+  (then the proxy closes it). Whether a request hung is decided here, not by a race between the client's
+  timeout and the server's speed: a test that stands for a hang gives a cap far above any client timeout;
 - ``malformed()``: the server's real answer cut in half, sent as a 200 with a matching Content-Length;
 - ``missing_logprobs()`` / ``short_logprobs()``: the server's real answer with every choice's
   ``logprobs`` (and vLLM's ``prompt_logprobs``) set to null, or their arrays one entry short;
@@ -18,6 +19,10 @@ and applies a number of times. Every request is recorded (:class:`SeenRequest`) 
 retries (the same body seen again) and waits (``Retry-After``). A hook on arrival lets a test act at
 request N (kill the upstream); :meth:`FaultProxy.refuse_connections` then makes the proxy look like a
 server that is gone, :meth:`FaultProxy.accept_connections` brings it back on the same port.
+
+A slow machine answers late. The proxy tells a late answer apart from a fault: a healthy answer whose
+client had already given up (closed its connection) is recorded with ``client_left=True``, so a test can
+count the client's retries of slow answers apart from the retries its faults caused (:func:`fault_tries`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import contextlib
 import hashlib
 import http.client
 import json
+import select
 import socket
 import threading
 import time
@@ -103,6 +109,21 @@ class SeenRequest:
     ended: float
     fault: str | None
     status: int | None
+    client_left: bool = False
+
+    @property
+    def slow_answer(self) -> bool:
+        """A healthy answer the client did not wait for: its timeout ran out first (a slow machine)."""
+        return self.fault is None and self.client_left
+
+
+def fault_tries(tries: list[SeenRequest]) -> list[SeenRequest]:
+    """The tries of one request without those the client gave up on because the server was slow.
+
+    On a slow machine a healthy answer may outlast the client's timeout; the client then asks again. Those
+    retries are the machine's, not a fault's, and the proxy knows which they are (``slow_answer``).
+    """
+    return [t for t in tries if not t.slow_answer]
 
 
 @dataclass
@@ -303,8 +324,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         index, fault = self.proxy._arrive(self.path, raw, body)
         sent: int | None = None
+        left = False
         try:
-            sent = self._respond(raw, fault)
+            sent, left = self._respond(raw, fault)
         finally:
             self.proxy._record(
                 SeenRequest(
@@ -317,35 +339,59 @@ class _Handler(BaseHTTPRequestHandler):
                     ended=time.monotonic(),
                     fault=fault.label if fault else None,
                     status=sent,
+                    client_left=left,
                 )
             )
 
-    def _respond(self, raw: bytes, fault: Fault | None) -> int | None:
-        """Send the answer (the server's, a changed one or an error); the status sent, None for none."""
+    def _respond(self, raw: bytes, fault: Fault | None) -> tuple[int | None, bool]:
+        """Send the answer (the server's, a changed one or an error): the status sent (None for none) and
+        whether the client had left before it could be sent."""
         if fault is not None and fault.kind == "status":
             error = {
                 "error": {"message": f"injected {fault.label}", "type": "fault_proxy", "code": fault.status}
             }
             headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
             self._send(fault.status, json.dumps(error).encode(), "application/json", headers)
-            return fault.status
+            return fault.status, False
         if fault is not None and fault.kind == "hang":
-            self.state.stopping.wait(fault.seconds)
+            left = self._wait_for_client_to_leave(fault.seconds)
             self._close()
-            return None
+            return None, left
         if fault is not None and fault.kind == "drop":
             self._close()
-            return None
+            return None, False
         try:
             code, content_type, payload = self._forward(raw)
         except OSError:
             # The upstream is gone: the client gets no answer on this connection.
             self._close()
-            return None
+            return None, self._client_left()
         if fault is not None and code == 200:
             payload = _spoil(payload, fault)
+        left = self._client_left()
         self._send(code, payload, content_type, {})
-        return code
+        return code, left
+
+    def _client_left(self) -> bool:
+        """True when the client closed its end (it gave up waiting): the socket reads as ended."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _wait_for_client_to_leave(self, cap: float) -> bool:
+        """Hold the request without an answer until the client closes its connection (True), the cap
+        passes or the proxy stops (False)."""
+        deadline = time.monotonic() + cap
+        while not self.state.stopping.is_set():
+            if self._client_left():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self.state.stopping.wait(min(0.05, remaining))
+        return False
 
     def _forward(self, raw: bytes) -> tuple[int, str, bytes]:
         connection = http.client.HTTPConnection(

@@ -24,6 +24,7 @@ from longread.models.requests import (
     window_start,
 )
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, backend, book_text
+from tests.tolerances import summed_logprob_tolerance
 
 pytestmark = pytest.mark.skipif(not PRIDE_AND_PREJUDICE.is_file(), reason=f"{PRIDE_AND_PREJUDICE} is missing")
 
@@ -100,7 +101,7 @@ def _check_against_independent(model: HFBackend, request: ReadAlongRequest, resu
     for option, score in zip(request.options, result.scores, strict=True):
         expected, n_tokens = _independent(model, held, option)
         assert score.n_tokens == n_tokens
-        assert score.logprob == pytest.approx(expected, abs=2e-3)
+        assert score.logprob == pytest.approx(expected, abs=summed_logprob_tolerance(n_tokens))
 
 
 def _fresh(spec: str, mode: ReadAlongMode = "session", max_length: int | None = None) -> HFBackend:
@@ -138,7 +139,7 @@ def test_read_along_equals_reread_and_an_independent_forward_when_the_book_fits(
     for a, b in zip(along, reread, strict=True):
         assert a.window_start == b.window_start == 0 and a.rereads == 0
         for x, y in zip(a.scores, b.scores, strict=True):
-            assert x.logprob == pytest.approx(y.logprob, abs=1e-3)
+            assert x.logprob == pytest.approx(y.logprob, abs=summed_logprob_tolerance(x.n_tokens))
     _check_against_independent(smollm2, requests[-1], along[-1])  # the longest; the others equal reread
     # Read once: every book token is processed once, plus each question's own tokens.
     book = along[-1].book_tokens
@@ -159,7 +160,7 @@ def test_a_sliding_window_rereads_and_scores_what_it_holds(smollm2: HFBackend) -
         assert a.policy == "sliding(window=120,stride=40)"
         assert a.tokens_seen == a.book_tokens - a.window_start + a.prompt_tokens
         for x, y in zip(a.scores, b.scores, strict=True):
-            assert x.logprob == pytest.approx(y.logprob, abs=1e-3)
+            assert x.logprob == pytest.approx(y.logprob, abs=summed_logprob_tolerance(x.n_tokens))
     for request, result in zip(requests[-2:], along[-2:], strict=True):
         _check_against_independent(smollm2, request, result)
     # What was read: the whole held window after a slide (re-read and new tokens), else the new tokens.
@@ -198,7 +199,8 @@ def test_options_only_reads_no_book(smollm2: HFBackend) -> None:
     result = _fresh("smollm2").read_along([blind])[0]
     assert result.book_tokens == 0 and result.tokens_seen == result.prompt_tokens
     for option, score in zip(blind.options, result.scores, strict=True):
-        assert score.logprob == pytest.approx(_independent(smollm2, [], option)[0], abs=2e-3)
+        expected, n_tokens = _independent(smollm2, [], option)
+        assert score.logprob == pytest.approx(expected, abs=summed_logprob_tolerance(n_tokens))
 
 
 def test_a_question_that_cannot_fit_is_an_error_naming_the_sizes() -> None:
