@@ -144,7 +144,7 @@ def score_book(job: tuple[Path, dict[str, object]]) -> Score:
 
 def _baseline_on_raw(job: tuple[Path, dict[str, object]]) -> tuple[int, int]:
     """The baseline on the book as read (front matter kept), as a user without this reader would."""
-    from longread.documents.gutenberg import _strip_licence  # the licence strip only
+    from longread.documents.gutenberg import _strip_licence
     from longread.files import read_text
 
     path, row = job

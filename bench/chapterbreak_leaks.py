@@ -26,12 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book
-from longread.benchmarks.chapterbreak.leaks import (
-    RULES,
-    LeakTally,
-    binomial_margin,
-    tally,
-)
+from longread.benchmarks.chapterbreak.leaks import RULES, LeakTally, binomial_margin, tally
 from longread.benchmarks.chapterbreak.pipeline import collect_pool
 from longread.documents.book import Book
 from longread.documents.corpus import map_books

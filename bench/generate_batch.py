@@ -15,7 +15,7 @@ import gzip
 import time
 from pathlib import Path
 
-from longread.models.hf_backend import HFBackend
+from longread.models.hf.backend import HFBackend
 from longread.models.registry import load_backend
 from longread.models.requests import ChatPrompt, GenerateRequest
 

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import torch
 
-from longread.benchmarks.narrativexl import prompts
-from longread.benchmarks.narrativexl.generation_cache import GenerationCache
 from longread.benchmarks.narrativexl.scenes import cut_scenes
-from longread.benchmarks.narrativexl.summarise import SummarySettings, summarise_scenes
+from longread.benchmarks.narrativexl.summaries import SummarySettings, prompts, summarise_scenes
+from longread.benchmarks.narrativexl.summaries.cache import GenerationCache
 from longread.documents.reader import read_book
-from longread.models.hf_backend import HFBackend
+from longread.models.hf.backend import HFBackend
 from longread.models.registry import load_backend
 from longread.models.requests import GenerateRequest
 

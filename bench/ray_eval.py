@@ -54,10 +54,11 @@ def main() -> None:
     from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
     from longread.documents.reader import read_book
     from longread.evaluation import RunOptions, run_task
-    from longread.evaluation.ray_backend import stop_ray, wrap_with_ray
-    from longread.models.hf_backend import HFBackend
+    from longread.models.hf.backend import HFBackend
     from longread.models.registry import load_backend
     from longread.models.requests import LoglikelihoodRequest
+    from longread.scaleout.ray_backend import wrap_with_ray
+    from longread.scaleout.ray_session import stop_ray
 
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     out = Path(tempfile.mkdtemp(prefix="bench-ray-"))

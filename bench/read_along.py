@@ -30,8 +30,8 @@ from pathlib import Path
 import torch
 from transformers.cache_utils import DynamicCache
 
-from longread.models.hf_backend import HFBackend
-from longread.models.read_along import ReadAlongMode
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.read_along import ReadAlongMode
 from longread.models.registry import load_backend
 from longread.models.requests import ReadAlongRequest, ReadAlongResult, Reading, ReadingPolicy
 

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import torch  # noqa: E402
 
 from longread.models import LoglikelihoodRequest, LoglikelihoodResult, load_backend  # noqa: E402
-from longread.models.hf_backend import HFBackend  # noqa: E402
+from longread.models.hf.backend import HFBackend  # noqa: E402
 from longread.models.requests import GenerateRequest, GenerateResult  # noqa: E402
 from longread.models.served import ServedBackend  # noqa: E402
 from longread.models.served.vllm_process import (  # noqa: E402

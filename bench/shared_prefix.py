@@ -119,7 +119,7 @@ def worker(variant: str, length: int, count: int, threads: int | None, prefill_c
     import torch
 
     from longread.models import LoglikelihoodRequest, load_backend
-    from longread.models.hf_backend import HFBackend
+    from longread.models.hf.backend import HFBackend
     from longread.models.tokens import encode_request
 
     instances = build_instances(count, length)

@@ -49,8 +49,8 @@ def main() -> None:
 
     sys.path.insert(0, str(ROOT / "bench"))
     from longread.models import LoglikelihoodRequest, load_backend
-    from longread.models.hf_backend import HFBackend
-    from longread.models.loading import gguf_cache_folder, smollm2_gguf_path
+    from longread.models.hf.backend import HFBackend
+    from longread.models.hf.loading import gguf_cache_folder, smollm2_gguf_path
     from longread.models.registry import set_threads
     from shared_prefix import build_instances  # the same instances as bench/shared_prefix.py
 

@@ -368,9 +368,14 @@ class _Handler(BaseHTTPRequestHandler):
             return None, self._client_left()
         if fault is not None and code == 200:
             payload = _spoil(payload, fault)
-        left = self._client_left()
-        self._send(code, payload, content_type, {})
-        return code, left
+        if self._client_left():
+            self._close()  # nobody to answer: the client gave up while the server worked
+            return None, True
+        try:
+            self._send(code, payload, content_type, {})
+        except (BrokenPipeError, ConnectionResetError):
+            return None, True  # it gave up just now
+        return code, False
 
     def _client_left(self) -> bool:
         """True when the client closed its end (it gave up waiting): the socket reads as ended."""

@@ -27,7 +27,7 @@ def gutenberg_book(book_id: int) -> Path:
 
 
 def synthetic_book(n_chapters: int, *, book_id: str = "synthetic", style: str = "CHAPTER {roman}.") -> Book:
-    from longread.documents.headings import format_number
+    from longread.documents.chapters.headings import format_number
 
     chapters = []
     for index in range(1, n_chapters + 1):

@@ -6,7 +6,7 @@ import functools
 import gzip
 from pathlib import Path
 
-from longread.models.hf_backend import HFBackend
+from longread.models.hf.backend import HFBackend
 from longread.models.registry import load_backend
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -178,9 +178,9 @@ def cluster(books: list[Path], out: Path, report: dict[str, Any]) -> None:
 
 def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
-    from longread.benchmarks.narrativexl.summarise import SummarySettings
-    from longread.evaluation.ray_backend import wrap_with_ray
+    from longread.benchmarks.narrativexl.summaries import SummarySettings
     from longread.models.registry import load_backend
+    from longread.scaleout.ray_backend import wrap_with_ray
 
     settings = NarrativeXLBuildSettings(
         seed=3,
@@ -235,7 +235,7 @@ def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
 def default_workers(report: dict[str, Any]) -> None:
     """``--ray-workers`` not given: 2 replicas on CPUs; a CUDA model on a Ray without GPUs is refused."""
     from longread.errors import LongreadError
-    from longread.evaluation.ray_backend import wrap_with_ray
+    from longread.scaleout.ray_backend import wrap_with_ray
 
     replicas = wrap_with_ray("random:gpt2", {"threads": 2}, workers=None)
     report["default_cpu_workers"] = len(replicas.actors)

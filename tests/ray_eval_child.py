@@ -26,9 +26,10 @@ from typing import Any
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.errors import LongreadError
 from longread.evaluation import RunOptions, run_task
-from longread.evaluation.ray_backend import RayBackend, stop_ray, wrap_with_ray
 from longread.models.errors import FatalBackendError
 from longread.models.registry import load_backend
+from longread.scaleout.ray_backend import RayBackend, wrap_with_ray
+from longread.scaleout.ray_session import stop_ray
 
 TINY = "random:gpt2"
 KILL_BEFORE_CALL = 4

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
-from longread.cli import app
+from longread.cli.app import app
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
 from longread.runs.errors import RunWriteError

@@ -19,7 +19,7 @@ from longread.benchmarks.chapterbreak.official import (
     write_official,
     write_official_by_length,
 )
-from longread.cli import app
+from longread.cli.app import app
 from longread.errors import BadInputError
 from longread.files import atomic_write_text, atomic_writer
 from tests.helpers import gutenberg_book, needs_shared, synthetic_book

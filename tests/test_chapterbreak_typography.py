@@ -15,7 +15,7 @@ from longread.benchmarks.chapterbreak.build import (
 )
 from longread.benchmarks.chapterbreak.leaks import typography_marks, typography_scores
 from longread.benchmarks.chapterbreak.typography import Typography, rewrite
-from longread.cli import app
+from longread.cli.app import app
 from longread.documents.book import Book, Chapter
 from tests.helpers import synthetic_book
 

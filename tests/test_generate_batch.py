@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from longread.models import BadRequestError, GenerateRequest
-from longread.models.batch_generate import TIE_MARGIN
-from longread.models.hf_backend import HFBackend
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.batch_generate import TIE_MARGIN
 from longread.models.requests import ChatPrompt
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, book_text, tuned
 

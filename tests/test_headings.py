@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from longread.documents.headings import (
+from longread.documents.chapters.headings import (
     NUMBER_FORMS,
     NumberSpan,
     blank_emphasis,

@@ -15,8 +15,8 @@ import pytest
 import torch
 
 from longread.models import GenerateRequest, LoglikelihoodRequest, RollingRequest
-from longread.models.hf_backend import HFBackend, HFTokenEncoder
-from longread.models.loading import smollm2_tokenizer
+from longread.models.hf.backend import HFBackend, HFTokenEncoder
+from longread.models.hf.loading import smollm2_tokenizer
 from longread.models.tokens import encode_request, keep_last_text_tokens, rolling_windows
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, backend, book_text, tuned
 from tests.tolerances import summed_logprob_tolerance

@@ -10,11 +10,9 @@ import torch
 
 from longread.errors import LongreadError
 from longread.models import ModelLoadError, ModelSpecError, load_backend
-from longread.models.loading import (
-    CACHE_MARKER,
+from longread.models.hf import CACHE_MARKER, cache_root, cached_folder
+from longread.models.hf.loading import (
     LoadedModel,
-    cache_root,
-    cached_folder,
     gguf_cache_folder,
     load_folder,
     load_random,

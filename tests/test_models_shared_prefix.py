@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from longread.models import LoglikelihoodRequest, LoglikelihoodResult
-from longread.models.shared_prefix import prefill, score_group_naive, score_group_shared
+from longread.models.hf.shared_prefix import prefill, score_group_naive, score_group_shared
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, book_text, tuned
 from tests.tolerances import summed_logprob_tolerance
 

@@ -7,8 +7,8 @@ import functools
 import pytest
 
 from longread.models import BadRequestError, ContextTooLongError, LoglikelihoodRequest
-from longread.models.hf_backend import HFTokenEncoder
-from longread.models.loading import _gpt2_tokenizer, smollm2_tokenizer
+from longread.models.hf.backend import HFTokenEncoder
+from longread.models.hf.loading import _gpt2_tokenizer, smollm2_tokenizer
 from longread.models.tokens import encode_pair, encode_request, move_trailing_whitespace, rolling_windows
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.build_archetype import build_archetype, find_mentions, normalise_label
-from longread.benchmarks.muld.build_report import LengthFilter
+from longread.benchmarks.muld.builders.archetype import build_archetype, find_mentions, normalise_label
+from longread.benchmarks.muld.builders.report import LengthFilter
 from longread.benchmarks.muld.records import read_records
 from longread.errors import BadInputError
 from longread.files import read_text

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
-from longread.benchmarks.muld.build_report import LengthFilter
+from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
+from longread.benchmarks.muld.builders.report import LengthFilter
 from longread.benchmarks.muld.records import MuldRecord, read_records
 from longread.errors import BadInputError
 from longread.files import read_text

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.build_narrativeqa import build_narrativeqa, split_path
-from longread.benchmarks.muld.build_narrativeqa_story import find_story
-from longread.benchmarks.muld.build_report import LengthFilter, report_path
+from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa, split_path
+from longread.benchmarks.muld.builders.narrativeqa_story import find_story
+from longread.benchmarks.muld.builders.report import LengthFilter, report_path
 from longread.benchmarks.muld.records import read_records
 from longread.errors import BadInputError
 from tests.helpers import gutenberg_book, needs_shared

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.build_opensubtitles import build_opensubtitles
-from longread.benchmarks.muld.build_opensubtitles_xml import read_subtitles
-from longread.benchmarks.muld.build_report import LengthFilter
+from longread.benchmarks.muld.builders.opensubtitles import build_opensubtitles
+from longread.benchmarks.muld.builders.opensubtitles_xml import read_subtitles
+from longread.benchmarks.muld.builders.report import LengthFilter
 from longread.benchmarks.muld.records import read_records
 from longread.errors import BadInputError
 

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from longread.benchmarks.muld.build_report import BuildReport, LengthFilter
-from longread.benchmarks.muld.build_style_change import (
+from longread.benchmarks.muld.builders.report import BuildReport, LengthFilter
+from longread.benchmarks.muld.builders.style_change import (
     SPLITS,
     build_style_change,
     parse_documents,
     split_paths,
     style_change_report_path,
 )
+from longread.benchmarks.muld.builders.style_change_compose import Supply, compose_many
+from longread.benchmarks.muld.builders.style_change_works import paragraph_kind, plain_typography, read_works
 from longread.benchmarks.muld.pan import record_truth
 from longread.benchmarks.muld.records import MuldRecord, read_records
-from longread.benchmarks.muld.style_change_compose import Supply, compose_many
-from longread.benchmarks.muld.style_change_works import paragraph_kind, plain_typography, read_works
 from longread.documents.book import Book
 from longread.documents.jsonl_works import write_jsonl_works
 from longread.documents.reader import read_book

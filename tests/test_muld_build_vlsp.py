@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.build_report import LengthFilter
-from longread.benchmarks.muld.build_vlsp import build_vlsp, reference_in_input
+from longread.benchmarks.muld.builders.report import LengthFilter
+from longread.benchmarks.muld.builders.vlsp import build_vlsp, reference_in_input
 from longread.benchmarks.muld.records import read_records
 from longread.errors import BadInputError
 from tests.helpers import SHARED

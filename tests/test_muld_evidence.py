@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from longread.benchmarks.muld.evidence import F1_THRESHOLD, locate_evidence
+from longread.benchmarks.muld.tasks.evidence import F1_THRESHOLD, locate_evidence
 from longread.files import read_text
 from tests.helpers import gutenberg_book, needs_shared
 

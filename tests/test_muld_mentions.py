@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from longread.benchmarks.muld.chunks import token_chunks
-from longread.benchmarks.muld.mentions import NO_MENTION_NOTE, find_mentions, mention_chunks, name_forms
+from longread.benchmarks.muld.tasks.chunks import token_chunks
+from longread.benchmarks.muld.tasks.mentions import NO_MENTION_NOTE, find_mentions, mention_chunks, name_forms
 from longread.files import read_text
 from longread.text.tokenizers import NamedTokenizer, load_tokenizer
 from tests.helpers import gutenberg_book, needs_shared

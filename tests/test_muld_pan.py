@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.build_report import LengthFilter
-from longread.benchmarks.muld.build_style_change import build_style_change, split_paths
+from longread.benchmarks.muld.builders.report import LengthFilter
+from longread.benchmarks.muld.builders.style_change import build_style_change, split_paths
 from longread.benchmarks.muld.pan import (
     PanTruth,
     export_pan,

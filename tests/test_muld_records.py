@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.muld.inputs import split_input, to_instance
 from longread.benchmarks.muld.records import MuldRecord, RecordProblem, read_records, write_records
+from longread.benchmarks.muld.tasks.inputs import split_input, to_instance
 from longread.errors import BadInputError
 from tests.models_fixtures import book_text
 

@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from longread.benchmarks.muld.chunks import ABBREVIATIONS, Selection, token_chunks
-from longread.benchmarks.muld.retrieval import retrieve, top_indices
+from longread.benchmarks.muld.tasks.chunks import ABBREVIATIONS, Selection, token_chunks
+from longread.benchmarks.muld.tasks.retrieval import retrieve, top_indices
 from longread.files import read_text
 from longread.text.tokenizers import NamedTokenizer, load_tokenizer
 from tests.helpers import gutenberg_book, needs_shared

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from longread.benchmarks.muld.sections import by_sections, find_sections, first_tokens, skip_kind
+from longread.benchmarks.muld.tasks.sections import by_sections, find_sections, first_tokens, skip_kind
 from longread.files import read_text
 from longread.text.tokenizers import NamedTokenizer, load_tokenizer
 from tests.helpers import SHARED, needs_shared

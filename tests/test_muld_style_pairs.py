@@ -19,7 +19,7 @@ import torch
 from sklearn.metrics import f1_score, roc_auc_score
 
 from longread.benchmarks.muld.records import MuldRecord, write_records
-from longread.benchmarks.muld.task_style import paragraphs_of
+from longread.benchmarks.muld.tasks.style import paragraphs_of
 from longread.errors import BadInputError
 from longread.metrics.style_change import style_change_f1
 from longread.models.errors import ModelSpecError

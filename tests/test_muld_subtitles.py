@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from longread.benchmarks.muld.subtitle_chunks import (
+from longread.benchmarks.muld.tasks.subtitle_chunks import (
     align_lines,
     chunk_selection,
     join_translations,

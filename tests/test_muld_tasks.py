@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from longread.benchmarks.muld.build_archetype import build_archetype
-from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
-from longread.benchmarks.muld.build_narrativeqa import build_narrativeqa, split_path
-from longread.benchmarks.muld.build_opensubtitles import build_opensubtitles
-from longread.benchmarks.muld.build_report import LengthFilter
-from longread.benchmarks.muld.build_style_change import build_style_change
+from longread.benchmarks.muld.builders.archetype import build_archetype
+from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
+from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa, split_path
+from longread.benchmarks.muld.builders.opensubtitles import build_opensubtitles
+from longread.benchmarks.muld.builders.report import LengthFilter
+from longread.benchmarks.muld.builders.style_change import build_style_change
 from longread.benchmarks.muld.records import read_records
-from longread.cli import app
+from longread.cli.app import app
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.metrics.meteor import meteor
 from longread.metrics.text_overlap import corpus_bleu, rouge_l

@@ -22,10 +22,10 @@ from longread.benchmarks.narrativexl.build import (
     NarrativeXLBuildSettings,
     build_narrativexl,
 )
-from longread.benchmarks.narrativexl.entities import EntityMap
+from longread.benchmarks.narrativexl.names import EntityMap
 from longread.benchmarks.narrativexl.official import read_questions_shortform, read_tagseparated
 from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, ReadingBook
-from longread.benchmarks.narrativexl.summarise import SummarySettings
+from longread.benchmarks.narrativexl.summaries import SummarySettings
 from longread.errors import LongreadError
 from tests.models_fixtures import SHARED, tuned
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from longread.benchmarks.narrativexl.entities import (
+from longread.benchmarks.narrativexl.names import (
     EntityEntry,
     EntityMap,
     FoundNames,
@@ -132,7 +132,7 @@ def test_replacements_are_seeded_and_saved_byte_identically(tmp_path: Path) -> N
 
 
 def test_replacements_keep_gender_and_are_not_words_of_the_book() -> None:
-    from longread.benchmarks.narrativexl.entities import census
+    from longread.benchmarks.narrativexl.names import census
 
     names = census()
     entity_map = pride_map()

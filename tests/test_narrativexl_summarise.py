@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 import torch
 
-from longread.benchmarks.narrativexl import prompts
-from longread.benchmarks.narrativexl.generation_cache import GenerationCache, GenerationCacheError
 from longread.benchmarks.narrativexl.schema import Scene, SceneSummaries
-from longread.benchmarks.narrativexl.summarise import (
+from longread.benchmarks.narrativexl.summaries import (
     SummarySettings,
     check_text,
     distortion_count,
     hierarchical_summaries,
+    prompts,
     summarise_scenes,
 )
-from longread.models.hf_backend import HFBackend
+from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, GenerationCacheError
+from longread.models.hf.backend import HFBackend
 from longread.models.requests import GenerateRequest, GenerateResult, Progress
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, book_text, tuned
 

@@ -7,7 +7,7 @@ import functools
 import pytest
 
 from longread.models import ContextTooLongError
-from longread.models.loading import _gpt2_tokenizer
+from longread.models.hf.loading import _gpt2_tokenizer
 from longread.models.prompt_fit import fit_document_prompt, keep_document_tokens
 from longread.models.requests import DocumentPrompt
 from tests.models_fixtures import book_text

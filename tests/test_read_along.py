@@ -14,15 +14,9 @@ from collections.abc import Sequence
 import pytest
 import torch
 
-from longread.models.hf_backend import HFBackend
-from longread.models.read_along import ReadAlongMode
-from longread.models.requests import (
-    ReadAlongRequest,
-    ReadAlongResult,
-    Reading,
-    ReadingPolicy,
-    window_start,
-)
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.read_along import ReadAlongMode
+from longread.models.requests import ReadAlongRequest, ReadAlongResult, Reading, ReadingPolicy, window_start
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, backend, book_text
 from tests.tolerances import summed_logprob_tolerance
 

@@ -18,16 +18,16 @@ from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import load_instances, write_instances
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
-from longread.demo import bundled_books
+from longread.demos.chapterbreak import bundled_books
 from longread.documents.book import Book, Chapter
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
-from longread.models.hf_backend import HFTokenEncoder
-from longread.models.loading import smollm2_tokenizer
+from longread.models.hf.backend import HFTokenEncoder
+from longread.models.hf.loading import smollm2_tokenizer
 from longread.models.tokens import start_length
 from longread.report.build import build_report
 from longread.report.html import build_html_report, json_island
-from longread.report.html_samples import run_samples
+from longread.report.html.samples import run_samples
 from longread.report.load import load_runs
 from longread.report.table import format_table
 from tests.report_html_fixtures import artifacts, browser, copy_as_served, open_page, run_rows

@@ -12,7 +12,7 @@ import pytest
 
 from longread.models.requests import LoglikelihoodRequest
 from longread.models.tokens import encode_request
-from longread.report.html_cut import TokenizerUnavailable, cut_finder
+from longread.report.html.cut import TokenizerUnavailable, cut_finder
 from tests.models_fixtures import backend, book_text
 
 CUTS = {1, 7, 100, 513}

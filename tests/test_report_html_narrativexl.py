@@ -22,10 +22,10 @@ from longread.benchmarks.narrativexl.questions import make_readalong_questions
 from longread.benchmarks.narrativexl.schema import ReadingBook
 from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeXLTask
 from longread.evaluation import RunOptions, run_task
-from longread.models.loading import load_random
+from longread.models.hf.loading import load_random
 from longread.report.html import build_html_report
-from longread.report.html_narrativexl import SCENES_SHOWN, scenes_key
-from longread.report.html_samples import run_samples
+from longread.report.html.narrativexl import SCENES_SHOWN, scenes_key
+from longread.report.html.samples import run_samples
 from longread.report.load import load_runs
 from tests.narrativexl_fixtures import MAIN_BOOK, OTHER_BOOKS, make_book
 from tests.report_html_fixtures import artifacts, browser, copy_as_served, open_page, run_rows
@@ -242,7 +242,7 @@ def test_without_the_runs_tokenizer_no_cut_is_invented(run: Path, tmp_path: Path
 def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, tmp_path: Path) -> None:
     """A model without read-along gets the scenes joined and cut to the window: the cut is placed too."""
     from longread.models import load_backend
-    from longread.models.hf_backend import HFTokenEncoder
+    from longread.models.hf.backend import HFTokenEncoder
     from longread.models.requests import LANGUAGE_MODEL_CAPABILITIES
     from longread.models.tokens import start_length
 
@@ -274,8 +274,8 @@ def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, t
 @pytest.fixture(scope="module")
 def muld_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real MuLD HotpotQA run: built from Gutenberg pages, two tf-idf chunks kept, random GPT-2 answers."""
-    from longread.benchmarks.muld.build_hotpotqa import build_hotpotqa
-    from longread.benchmarks.muld.build_report import LengthFilter
+    from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
+    from longread.benchmarks.muld.builders.report import LengthFilter
     from longread.evaluation import make_task
     from longread.models import load_backend
     from tests.test_muld_build_hotpotqa import QUESTIONS, write_page_pool
@@ -293,7 +293,7 @@ def muld_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_muld_rows_show_prediction_references_and_kept_chunks(
     muld_run: Path, browser: Any, tmp_path: Path
 ) -> None:
-    from longread.report.html_samples import MULD_NOTE
+    from longread.report.html.samples import MULD_NOTE
 
     (report,) = load_runs([muld_run])
     samples = run_samples(report)

@@ -12,7 +12,7 @@ from longread.benchmarks.muld.records import MuldRecord, write_records
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.evaluation.runner import _by_weight
 from longread.files import read_text
-from longread.models.request_groups import GroupResult, RequestGroup, ask_grouped
+from longread.models.requests.groups import GroupResult, RequestGroup, ask_grouped
 from tests.helpers import SHARED, needs_shared
 from tests.models_fixtures import tuned
 

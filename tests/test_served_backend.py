@@ -24,7 +24,7 @@ import pytest
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
-from longread.benchmarks.muld.build_vlsp import build_vlsp
+from longread.benchmarks.muld.builders.vlsp import build_vlsp
 from longread.documents.reader import read_book
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.models.errors import FatalBackendError, ModelLoadError, ModelSpecError

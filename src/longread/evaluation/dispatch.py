@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from longread.errors import LongreadError
-from longread.models.request_groups import GroupResult, ask_grouped
 from longread.models.requests import (
     GENERATE,
     LANGUAGE_MODEL_CAPABILITIES,
@@ -27,6 +26,7 @@ from longread.models.requests import (
     ReadAlongResult,
     RollingResult,
 )
+from longread.models.requests.groups import GroupResult, ask_grouped
 
 
 class CapabilityError(LongreadError):

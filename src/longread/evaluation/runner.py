@@ -29,7 +29,7 @@ from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.selection import SAMPLING_RULE, select
 from longread.evaluation.task import Sample, SampleRow, Task
 from longread.models.errors import FatalBackendError
-from longread.models.request_groups import RequestGroup
+from longread.models.requests.groups import RequestGroup
 from longread.progress import Progress
 from longread.runs.config import make_run_config
 from longread.runs.errors import RunWriteError

@@ -14,7 +14,7 @@ The folder is built in a temporary sibling and renamed into place, so a reader
 never sees half a copy and two processes racing both end with one complete
 folder (the loser of the rename drops its copy). ``<root>`` is
 ``$LONGREAD_CACHE/nltk_data``, else ``$XDG_CACHE_HOME/longread/nltk_data``, else
-``~/.cache/longread/nltk_data`` (the rule of ``longread.models.loading.cache_root``,
+``~/.cache/longread/nltk_data`` (the rule of ``longread.models.hf.loading.cache_root``,
 repeated here so metrics do not import torch).
 """
 

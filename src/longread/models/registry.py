@@ -47,8 +47,8 @@ def known_specs() -> dict[str, str]:
 
 
 def _hf_backend(spec: str, loaded_from: Callable[[], object], options: BackendOptions) -> Backend:
-    from longread.models.hf_backend import HFBackend
-    from longread.models.loading import LoadedModel
+    from longread.models.hf.backend import HFBackend
+    from longread.models.hf.loading import LoadedModel
 
     loaded = loaded_from()
     assert isinstance(loaded, LoadedModel)
@@ -65,7 +65,7 @@ def _hf_backend(spec: str, loaded_from: Callable[[], object], options: BackendOp
 
 
 def _smollm2(spec: str, rest: str, options: BackendOptions) -> Backend:
-    from longread.models import loading
+    from longread.models.hf import loading
 
     if rest:
         raise ModelSpecError(f"model spec {spec!r}: smollm2 takes no argument; write just 'smollm2'")
@@ -79,7 +79,7 @@ def _smollm2(spec: str, rest: str, options: BackendOptions) -> Backend:
 
 
 def _gemma3(spec: str, rest: str, options: BackendOptions) -> Backend:
-    from longread.models import loading
+    from longread.models.hf import loading
 
     if rest:
         raise ModelSpecError(f"model spec {spec!r}: gemma3 takes no argument; write just 'gemma3'")
@@ -93,7 +93,7 @@ def _needs_path(spec: str, rest: str, kind: str) -> Path:
 
 
 def _hf(spec: str, rest: str, options: BackendOptions) -> Backend:
-    from longread.models import loading
+    from longread.models.hf import loading
 
     path = _needs_path(spec, rest, "hf")
     return _hf_backend(
@@ -102,7 +102,7 @@ def _hf(spec: str, rest: str, options: BackendOptions) -> Backend:
 
 
 def _gguf(spec: str, rest: str, options: BackendOptions) -> Backend:
-    from longread.models import loading
+    from longread.models.hf import loading
 
     path = _needs_path(spec, rest, "gguf")
     return _hf_backend(
@@ -111,7 +111,7 @@ def _gguf(spec: str, rest: str, options: BackendOptions) -> Backend:
 
 
 def _random(spec: str, rest: str, options: BackendOptions) -> Backend:
-    from longread.models import loading
+    from longread.models.hf import loading
 
     return _hf_backend(
         spec, lambda: loading.load_random(rest, dtype=options.dtype, device=options.device), options

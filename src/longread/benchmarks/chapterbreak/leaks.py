@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from longread.benchmarks.chapterbreak.numbering import HeadingParts, TitleCase, title_case_of
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.documents.headings import parse_label
+from longread.documents.chapters.headings import parse_label
 
 # A heading is a short line standing alone as a paragraph.
 _MAX_HEADING_CHARS = 120

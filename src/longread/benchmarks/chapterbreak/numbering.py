@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from longread.documents.headings import NumberSpan, label_numbers, parse_label
+from longread.documents.chapters.headings import NumberSpan, label_numbers, parse_label
 
 
 def heading_label(heading: str) -> str | None:

@@ -12,12 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.chapterbreak.build import (
-    BuildOptions,
-    CandidateStart,
-    build_book,
-    pool_entries,
-)
+from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book, pool_entries
 from longread.documents.corpus import map_books
 from longread.documents.reader import ReadOptions
 from longread.errors import LongreadError

@@ -26,7 +26,7 @@ class LocalTokenizer:
     """A Hugging Face tokenizer behind lm-eval's ``tok_encode`` rules (the local backend's encoder)."""
 
     def __init__(self, tokenizer: Any, description: str) -> None:
-        from longread.models.hf_backend import HFTokenEncoder
+        from longread.models.hf.backend import HFTokenEncoder
 
         self._encoder = HFTokenEncoder(tokenizer)
         self._tokenizer = tokenizer
@@ -108,7 +108,7 @@ class ServerTokenizer:
 
 def load_tokenizer(name: str, client: ServedClient, model: str) -> ServedTokenizer:
     """``smollm2``, ``gemma3``, ``hf:FOLDER`` (a local tokenizer) or ``server``."""
-    from longread.models import loading
+    from longread.models.hf import loading
 
     if name == SERVER_TOKENIZER:
         return ServerTokenizer(client, model)

@@ -68,7 +68,7 @@ def vllm_python(repo: Path = _REPO) -> Path:
 
 def smollm2_folder() -> Path:
     """longread's SmolLM2 HF folder (built from the shipped GGUF on first use) — what vLLM serves."""
-    from longread.models import loading
+    from longread.models.hf import loading
 
     loading.smollm2_tokenizer()  # builds the cache folder if it is not there yet
     return loading.gguf_cache_folder(loading.smollm2_gguf_path(), "smollm2")

@@ -21,11 +21,7 @@ from longread.models.errors import ModelSpecError
 from longread.models.requests import Progress
 from longread.models.style_pairs.classifier import StylePairModel, load_model
 from longread.models.style_pairs.featurizer import Featurizer
-from longread.models.style_pairs.requests import (
-    STYLE_PAIR_CAPABILITIES,
-    PairScoreRequest,
-    PairScoreResult,
-)
+from longread.models.style_pairs.requests import STYLE_PAIR_CAPABILITIES, PairScoreRequest, PairScoreResult
 from longread.models.style_pairs.scoring import untrained_same_author
 
 UNTRAINED_THRESHOLDS: dict[str, float] = {"stylometric": 0.5, "minilm": 0.5}

@@ -1,0 +1,190 @@
+"""What the six MuLD tasks share: reading the data (bad lines reported, the run goes on), the
+document-length axis, and the rows' common fields.
+
+x-axis: the document's length in tokens of ``length_tokenizer`` (GPT-2 BPE by
+default, the tokenizer of the builders' ≥ 10,000 filter), bucketed at
+``length_edges`` — accuracy against how long the document is, the length curve
+of this benchmark. Every row records the model's ``prediction`` and the
+``references``, so the metrics can be recomputed from ``samples.jsonl`` alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import field_validator
+
+from longread.benchmarks.muld.names import LENGTH_TOKENIZER, full_name
+from longread.benchmarks.muld.records import RecordProblem, read_records
+from longread.benchmarks.muld.tasks.inputs import MuldInstance, to_instance
+from longread.errors import BadInputError
+from longread.evaluation.task import Sample, SampleRow, TaskSettings, XAxis
+from longread.text.tokenizers import NamedTokenizer, load_tokenizer
+
+DEFAULT_LENGTH_EDGES = (10_000, 15_000, 20_000, 30_000, 50_000, 100_000)
+
+
+class MuldSettings(TaskSettings):
+    length_tokenizer: str = LENGTH_TOKENIZER
+    """Tokenizer that measures document length for the x-axis (not the model's)."""
+    length_edges: tuple[int, ...] = DEFAULT_LENGTH_EDGES
+    """Bucket edges of the length axis, in ``length_tokenizer`` tokens."""
+
+    @field_validator("length_edges")
+    @classmethod
+    def _increasing(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(b <= a for a, b in itertools.pairwise(value)) or value[0] < 1:
+            raise ValueError("length_edges must be positive and increasing, e.g. 10000,20000,50000")
+        return value
+
+
+class MuldRow(SampleRow):
+    id: str
+    task: str
+    line: int
+    """Line of the data file the sample came from."""
+    doc_tokens: int
+    """Document length in ``length_tokenizer`` tokens."""
+    length_bucket: str
+    prediction: Any
+    references: list[str]
+
+
+def length_bucket(tokens: int, edges: Sequence[int]) -> str:
+    """``0–10K``, ``10–15K`` … ``100K+`` (labels sort by their first number in reports)."""
+    lower = 0
+    for edge in edges:
+        if tokens < edge:
+            return f"{_k(lower)}–{_k(edge)}K"
+        lower = edge
+    return f"{_k(lower)}K+"
+
+
+def _k(tokens: int) -> str:
+    value = tokens / 1000
+    return f"{value:g}"
+
+
+@functools.cache
+def length_tokenizer(name: str) -> NamedTokenizer:
+    """The tokenizer of the length axis and of the baselines' chunking, loaded once per process."""
+    return load_tokenizer(name)
+
+
+class MuldTaskBase:
+    """Loading, samples and notes shared by the MuLD tasks; subclasses set ``muld_task`` and the rest."""
+
+    muld_task: ClassVar[str]
+    x_axis: ClassVar[XAxis] = XAxis("length_bucket", "document length (GPT-2 tokens)", "category")
+
+    def __init__(self, settings: MuldSettings) -> None:
+        self._base_settings = settings
+        self._problems: list[RecordProblem] = []
+        self._files: list[str] = []
+        self._split_rules: dict[str, int] = {}
+        self._doc_tokens: dict[str, int] = {}
+
+    # -- data ----------------------------------------------------------------------------
+
+    def load(self, data: Path) -> list[MuldInstance]:
+        """Every readable record of ``data`` (a file, or a directory of ``*.jsonl``/``*.jsonl.bz2``)."""
+        files = _data_files(data)
+        instances: list[MuldInstance] = []
+        seen: dict[str, str] = {}
+        for path in files:
+            table = read_records(path)
+            self._problems.extend(table.problems)
+            for line, record in table.records:
+                parsed = to_instance(self.muld_task, record, path, line)
+                if isinstance(parsed, RecordProblem):
+                    self._problems.append(parsed)
+                    continue
+                where = f"{path}:{line}"
+                if parsed.id in seen:
+                    self._problems.append(
+                        RecordProblem(
+                            str(path),
+                            line,
+                            f"id {parsed.id!r} already used at {seen[parsed.id]}",
+                            "ids are unique",
+                        )
+                    )
+                    continue
+                seen[parsed.id] = where
+                self._split_rules[parsed.split_rule] = self._split_rules.get(parsed.split_rule, 0) + 1
+                instances.append(parsed)
+        self._files = [str(path) for path in files]
+        return instances
+
+    def input_problems(self) -> list[str]:
+        return [str(problem) for problem in self._problems]
+
+    def doc_tokens(self, instance: MuldInstance) -> int:
+        cached = self._doc_tokens.get(instance.id)
+        if cached is None:
+            cached = length_tokenizer(self._base_settings.length_tokenizer).count(instance.document)
+            self._doc_tokens[instance.id] = cached
+        return cached
+
+    def samples(self, instance: MuldInstance) -> list[Sample[MuldInstance]]:
+        return [
+            Sample(
+                key=instance.id,
+                instance_id=instance.id,
+                instance=instance,
+                x=length_bucket(self.doc_tokens(instance), self._base_settings.length_edges),
+                group=instance.group,
+            )
+        ]
+
+    def common_fields(self, sample: Sample[MuldInstance]) -> dict[str, Any]:
+        instance = sample.instance
+        tokens = self.doc_tokens(instance)
+        return {
+            "key": sample.key,
+            "id": instance.id,
+            "task": full_name(self.muld_task),
+            "line": instance.line,
+            "doc_tokens": tokens,
+            "length_bucket": length_bucket(tokens, self._base_settings.length_edges),
+            "references": list(instance.references),
+        }
+
+    def chance(self, rows: Sequence[Any]) -> float | None:
+        return None
+
+    def common_notes(self) -> dict[str, str]:
+        notes = {
+            "data_files": ", ".join(self._files),
+            "length_axis": f"document length in {self._base_settings.length_tokenizer} tokens, bucket edges "
+            f"{', '.join(map(str, self._base_settings.length_edges))}",
+            "input_problems": f"{len(self._problems)} line(s) could not be read and were left out"
+            + (f" (first: {self._problems[0]})" if self._problems else ""),
+        }
+        if self._split_rules:
+            notes["question_split"] = "question told from document by: " + ", ".join(
+                f"{rule} {count}" for rule, count in sorted(self._split_rules.items())
+            )
+        return notes
+
+
+def _data_files(data: Path) -> list[Path]:
+    if data.is_dir():
+        files = sorted(
+            path
+            for path in data.iterdir()
+            if path.name.endswith((".jsonl", ".jsonl.bz2", ".json.bz2", ".json"))
+        )
+        files = [path for path in files if not path.name.endswith(".report.json")]
+        if not files:
+            raise BadInputError(data, "holds no .jsonl / .jsonl.bz2 files", "pass a MuLD data file or folder")
+        return files
+    if not data.exists():
+        raise BadInputError(
+            data, "not found", "pass a MuLD .jsonl(.bz2) file built by `longread build muld/…`"
+        )
+    return [data]

@@ -1,0 +1,106 @@
+"""Hierarchical summaries: scene summaries merged level by level up to one book summary.
+
+Level 0 are the scene summaries, each with a false summary drawn by a seeded RNG from the
+scene's distortions; each next level groups the previous one into meta-chunks and summarises
+them, until one summary remains; every merged summary gets a distorted version (None when it
+fails a check). See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from longread.benchmarks.narrativexl.schema import HierarchicalSummary, SceneSummaries
+from longread.benchmarks.narrativexl.summaries import prompts
+from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, cached_generate
+from longread.benchmarks.narrativexl.summaries.checks import check_text
+from longread.benchmarks.narrativexl.summaries.settings import SummarySettings
+from longread.models.requests import Backend, GenerateRequest
+
+MAX_LEVELS = 24
+"""The authors merge for levels 1..24 at most."""
+
+
+def hierarchical_summaries(
+    book_id: str,
+    summaries: Sequence[SceneSummaries],
+    backend: Backend,
+    cache: GenerationCache,
+    settings: SummarySettings,
+) -> list[HierarchicalSummary]:
+    """Level 0 (scene summaries) up to one book summary, each with a distorted version where one exists."""
+    rng = random.Random(f"{settings.hierarchical_seed}:{book_id}")
+    tag = settings.answer_tag
+    level0 = [s for s in summaries if s.summary is not None]
+    out = [
+        HierarchicalSummary(
+            level=0,
+            index=k,
+            true=s.summary or "",
+            false=rng.choice(s.distorted) if s.distorted else None,
+            first_scene=s.index,
+            last_scene=s.index,
+        )
+        for k, s in enumerate(level0)
+    ]
+    current = list(out)
+    merged: list[HierarchicalSummary] = []
+    for level in range(1, MAX_LEVELS + 1):
+        if len(current) <= 1:
+            break
+        groups = prompts.rechunk(
+            prompts.numbered_summaries([c.true for c in current]), settings.meta_chunk_chars
+        )
+        if len(groups) == len(
+            current
+        ):  # no two summaries fit one meta-chunk: merge pairs so the level shrinks
+            groups = [list(range(k, min(k + 2, len(current)))) for k in range(0, len(current), 2)]
+        pieces = prompts.numbered_summaries([c.true for c in current])
+        results = cached_generate(
+            backend,
+            cache,
+            [
+                GenerateRequest(
+                    prompts.summarize_summaries("".join(pieces[k] for k in group), tag=tag),
+                    max_tokens=settings.hierarchical_max_tokens,
+                )
+                for group in groups
+            ],
+            [f"{book_id} hierarchical level {level} summary {n}" for n in range(len(groups))],
+        )
+        next_level = []
+        for n, (group, result) in enumerate(zip(groups, results, strict=True)):
+            answer, _ = prompts.read_answer(result.text, tag=tag)
+            covered = [current[k] for k in group]
+            next_level.append(
+                HierarchicalSummary(
+                    level=level,
+                    index=n,
+                    true=answer if answer else "",
+                    first_scene=covered[0].first_scene,
+                    last_scene=covered[-1].last_scene,
+                )
+            )
+        merged.extend(next_level)
+        current = next_level
+    falses = cached_generate(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.create_false_hier_summary(item.true, tag=tag),
+                max_tokens=settings.hierarchical_max_tokens,
+            )
+            for item in merged
+        ],
+        [f"{book_id} hierarchical level {item.level} false {item.index}" for item in merged],
+    )
+    for item, result in zip(merged, falses, strict=True):
+        answer, read_problem = prompts.read_answer(result.text, tag=tag)
+        problems = check_text(
+            answer, source="", reference=item.true, settings=settings, read_problem=read_problem
+        )
+        usable = answer if item.true and not any(p.fatal for p in problems) else None
+        out.append(item.model_copy(update={"false": usable}))
+    return out

@@ -1,0 +1,190 @@
+"""Scene summaries and their distortions, generated and checked as the authors made them.
+
+Every scene's overlapped text is summarised (one batched, cached call), a failed answer is
+retried once with the retry prompt, and scene ``i`` gets ``max(1, distortions_for_scene_0 - i)``
+distortions; the status is Fail (no summary), Warning (any warning) or OK. See
+:mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from longread.benchmarks.narrativexl.schema import Scene, SceneStatus, SceneSummaries
+from longread.benchmarks.narrativexl.summaries import prompts
+from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, cached_generate
+from longread.benchmarks.narrativexl.summaries.checks import _describe, check_text
+from longread.benchmarks.narrativexl.summaries.settings import SummarySettings, distortion_count
+from longread.models.requests import Backend, GenerateRequest, GenerateResult
+
+NO_FAKE_SUMMARIES = "Failed to create any fake summaries."
+"""The authors' comment for a scene left without distortions."""
+
+
+SceneProgress = Callable[[int], None]
+"""Told how many generations were just made (cache hits are not counted)."""
+
+
+def _answers(
+    backend: Backend,
+    cache: GenerationCache,
+    requests: Sequence[GenerateRequest],
+    labels: Sequence[str],
+    progress: SceneProgress | None,
+) -> list[GenerateResult]:
+    return cached_generate(backend, cache, requests, labels, on_generated=progress)
+
+
+def summarise_scenes(
+    scenes: Sequence[Scene],
+    backend: Backend,
+    cache: GenerationCache,
+    settings: SummarySettings,
+    progress: SceneProgress | None = None,
+    *,
+    show_progress: bool = False,
+) -> list[SceneSummaries]:
+    """A true summary, distortions and a status for every scene (see :mod:`.summarise`).
+
+    ``progress(n)`` is told of generations as they are made; ``show_progress`` draws a
+    :class:`longread.progress.Progress` bar of them on stderr instead.
+    """
+    if show_progress and progress is None:
+        return _with_bar(scenes, backend, cache, settings)
+    tag = settings.answer_tag
+    first = _answers(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.summarize_chunk(s.overlapped, tag=tag), max_tokens=settings.summary_max_tokens
+            )
+            for s in scenes
+        ],
+        [f"summary scene {s.index}" for s in scenes],
+        progress,
+    )
+    summaries: list[str | None] = []
+    notes: list[list[str]] = []
+    warned: list[bool] = []
+    retry_of: list[int] = []
+    for i, (scene, result) in enumerate(zip(scenes, first, strict=True)):
+        answer, read_problem = prompts.read_answer(result.text, tag=tag)
+        problems = check_text(
+            answer,
+            source=scene.overlapped,
+            settings=settings,
+            stopped_by=result.stopped_by,
+            read_problem=read_problem,
+        )
+        if any(p.fatal for p in problems):
+            summaries.append(None)
+            notes.append([f"first summary failed ({_describe(problems)})"])
+            warned.append(True)
+            retry_of.append(i)
+        else:
+            summaries.append(answer)
+            notes.append([f"summary: {_describe(problems)}"] if problems else [])
+            warned.append(bool(problems))
+    retries = _answers(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.summarize_chunk_retry(scenes[i].overlapped), max_tokens=settings.summary_max_tokens
+            )
+            for i in retry_of
+        ],
+        [f"summary retry scene {scenes[i].index}" for i in retry_of],
+        progress,
+    )
+    for i, result in zip(retry_of, retries, strict=True):
+        answer, read_problem = prompts.read_answer(result.text, tag=True)
+        if answer is None and read_problem.startswith("no "):
+            # The authors keep a retry's answer without the tag, with a warning.
+            answer, read_problem = prompts.read_answer(result.text, tag=False)
+            notes[i].append(f"retry answer has no {prompts.BEGIN_ANSWER_TAG} tag")
+        problems = check_text(
+            answer,
+            source=scenes[i].overlapped,
+            settings=settings,
+            stopped_by=result.stopped_by,
+            read_problem=read_problem,
+        )
+        if any(p.fatal for p in problems):
+            notes[i].append(f"retry failed ({_describe(problems)})")
+        else:
+            summaries[i] = answer
+            notes[i].append(f"retry kept{': ' + _describe(problems) if problems else ''}")
+
+    slots = [
+        (i, j)
+        for i, (scene, summary) in enumerate(zip(scenes, summaries, strict=True))
+        if summary is not None
+        for j in range(distortion_count(scene.index, settings))
+    ]
+    distortion_results = _answers(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.create_false_summary(summaries[i] or "", tag=tag),
+                max_tokens=settings.distortion_max_tokens,
+                temperature=0.0 if j == 0 else settings.distortion_temperature,
+                seed=settings.distortion_seed + j,
+            )
+            for i, j in slots
+        ],
+        [f"distortion {j} scene {scenes[i].index}" for i, j in slots],
+        progress,
+    )
+    distorted: list[list[str]] = [[] for _ in scenes]
+    for (i, j), result in zip(slots, distortion_results, strict=True):
+        answer, read_problem = prompts.read_answer(result.text, tag=tag)
+        problems = check_text(
+            answer,
+            source=scenes[i].overlapped,
+            reference=summaries[i],
+            settings=settings,
+            stopped_by=result.stopped_by,
+            read_problem=read_problem,
+        )
+        if any(p.fatal for p in problems):
+            notes[i].append(f"distortion {j} dropped ({_describe(problems)})")
+            warned[i] = True
+            continue
+        assert answer is not None
+        distorted[i].append(answer)
+        if problems:
+            notes[i].append(f"distortion {j}: {_describe(problems)}")
+            warned[i] = True
+
+    out = []
+    for i, scene in enumerate(scenes):
+        status: SceneStatus
+        if summaries[i] is None:
+            status = "Fail"
+        else:
+            if not distorted[i]:
+                notes[i].append(NO_FAKE_SUMMARIES)
+            status = "Warning" if warned[i] or not distorted[i] else "OK"
+        out.append(
+            SceneSummaries(
+                index=scene.index,
+                summary=summaries[i],
+                distorted=tuple(distorted[i]),
+                status=status,
+                comment="; ".join(notes[i]) if status != "OK" else "",
+            )
+        )
+    return out
+
+
+def _with_bar(
+    scenes: Sequence[Scene], backend: Backend, cache: GenerationCache, settings: SummarySettings
+) -> list[SceneSummaries]:
+    from longread.progress import Progress
+
+    planned = len(scenes) + sum(distortion_count(s.index, settings) for s in scenes)
+    with Progress(total=planned, desc="summaries", unit="gen") as bar:
+        return summarise_scenes(scenes, backend, cache, settings, lambda n: bar.update(items=n))

@@ -1,0 +1,133 @@
+"""Command-line options shared by every command that loads a model, declared once (lighteval's way)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from longread.errors import LongreadError
+
+ModelOption = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        help="smollm2 (bundled SmolLM2-135M-Instruct), gemma3, suffixlm (bundled SuffixLM), hf:FOLDER, "
+        "gguf:FILE, suffixlm:DIR, random:llama / random:gpt2, a served model "
+        "openai:BASE_URL#MODEL[?tokenizer=…&concurrency=4&timeout=120&max_retries=4&self_check=false] or "
+        "openai:CONFIG.json (key from $OPENAI_API_KEY), style:stylometric|minilm|MODEL.json. "
+        "`longread models` lists them.",
+    ),
+]
+DeviceOption = Annotated[str, typer.Option(help="cpu or cuda.", rich_help_panel="Model")]
+DtypeOption = Annotated[str, typer.Option(help="float32, bfloat16 or float16.", rich_help_panel="Model")]
+ModeOption = Annotated[
+    str,
+    typer.Option(
+        help="shared: read the prefix once for all candidates; naive: once per candidate.",
+        rich_help_panel="Model",
+    ),
+]
+BatchSizeOption = Annotated[
+    int, typer.Option(help="Candidates scored in one forward pass.", rich_help_panel="Model")
+]
+PrefillChunkOption = Annotated[
+    int, typer.Option(help="Prefix tokens per forward pass while prefilling.", rich_help_panel="Model")
+]
+ThreadsOption = Annotated[
+    int | None, typer.Option(help="CPU threads for the model (default: all cores).", rich_help_panel="Model")
+]
+MaxLengthOption = Annotated[
+    int | None,
+    typer.Option(help="Override the model's context window (tokens).", rich_help_panel="Model"),
+]
+
+DEFAULT_PREFILL_CHUNK = 512
+
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="[ADDRESS]",
+        help="Run on Ray: --ray alone starts a local Ray on this machine; --ray HOST:PORT (or "
+        "ray://HOST:PORT, auto) joins an existing cluster (needs the optional extra named ray).",
+        rich_help_panel="Scale-out",
+    ),
+]
+RayWorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Model replicas on Ray (default: one per GPU of the cluster with --device cuda, else 2); "
+        "--threads is split between them.",
+        rich_help_panel="Scale-out",
+        show_default=False,
+    ),
+]
+
+
+def ray_from_options(value: str | None, workers: int | None) -> Any:
+    """The ``scaleout.ray_options.RayOptions`` of ``--ray`` / ``--ray-workers`` (None without)."""
+    from longread.scaleout.ray_options import ray_options
+
+    try:
+        return ray_options(value, workers)
+    except LongreadError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--ray") from None
+
+
+def backend_from_options(
+    model: str,
+    *,
+    device: str,
+    dtype: str,
+    mode: str,
+    batch_size: int,
+    prefill_chunk: int,
+    threads: int | None,
+    max_length: int | None = None,
+    ray: Any = None,
+) -> Any:
+    """Load the model the shared options name (errors are ``LongreadError``s with what to do); with
+    ``ray`` (``scaleout.ray_options.RayOptions``) as replicas on Ray, ``threads`` split between them."""
+    if mode not in ("shared", "naive"):
+        raise typer.BadParameter("use shared or naive", param_hint="--mode")
+    options: dict[str, Any] = {
+        "device": device,
+        "dtype": dtype,
+        "mode": mode,
+        "prefill_chunk": prefill_chunk,
+        "batch_size": batch_size,
+        "threads": threads,
+        "max_length": max_length,
+    }
+    if ray is not None:
+        from longread.scaleout.ray_backend import wrap_with_ray
+
+        return wrap_with_ray(model, options, address=ray.address, workers=ray.workers)
+    from longread.models.registry import load_backend
+
+    return load_backend(model, **options)
+
+
+FORMAT_HELP = (
+    "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "
+    ".html → ao3-html, .epub → epub, .jsonl → jsonl, other text → plain), or one of "
+    "gutenberg, pg19, plain, ao3-html, epub, jsonl."
+)
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print the error (it names what is wrong and what to do) and exit with code 2."""
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+def parse_lengths(text: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter("give comma-separated token counts, e.g. 256,1024,4096") from None
+    if not lengths or min(lengths) < 1:
+        raise typer.BadParameter("give at least one positive token count")
+    return lengths

@@ -1,0 +1,19 @@
+"""The bundled demos: ChapterBreak from the shipped books and NarrativeXL from one novel."""
+
+from __future__ import annotations
+
+from longread.demos.chapterbreak import (
+    DEMO_MODELS,
+    bundled_books,
+    run_demo,
+)
+from longread.demos.narrativexl import (
+    run_narrativexl_demo,
+)
+
+__all__ = [
+    "DEMO_MODELS",
+    "bundled_books",
+    "run_demo",
+    "run_narrativexl_demo",
+]

@@ -1,0 +1,364 @@
+"""A local Hugging Face causal LM behind the ``Backend`` contract, scoring with the shared-prefix engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import torch
+import transformers
+from transformers import PreTrainedTokenizerBase
+
+from longread.models.errors import BadRequestError, ContextTooLongError
+from longread.models.hf.batch_generate import TIE_MARGIN, Decoded, Decoding, generate_batch, generate_one
+from longread.models.hf.loading import LoadedModel, resolve_max_length
+from longread.models.hf.read_along import READ_ALONG_MODES, ReadAlongEngine, ReadAlongMode
+from longread.models.hf.shared_prefix import (
+    DEFAULT_TOKEN_BUDGET,
+    TokenScore,
+    score_group_naive,
+    score_group_shared,
+)
+from longread.models.prompt_fit import fit_document_prompt
+from longread.models.requests import (
+    LANGUAGE_MODEL_CAPABILITIES,
+    READ_ALONG,
+    ChatPrompt,
+    ContinuationScore,
+    DocumentPrompt,
+    GenerateRequest,
+    GenerateResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+    Progress,
+    ReadAlongRequest,
+    ReadAlongResult,
+    RollingRequest,
+    RollingResult,
+)
+from longread.models.tokens import (
+    encode_request,
+    keep_last_text_tokens,
+    rolling_windows,
+    start_length,
+    text_token_count,
+)
+
+Mode = Literal["shared", "naive"]
+MODES: tuple[Mode, ...] = ("shared", "naive")
+
+
+class HFTokenEncoder:
+    """lm-eval's ``HFLM.tok_encode`` over a Hugging Face tokenizer."""
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.tokenizer = tokenizer
+        bos = tokenizer.bos_token
+        self._bos_text = bos if isinstance(bos, str) and bos else None
+        self._start_token_id = self._find_start_token()
+
+    def _find_start_token(self) -> int | None:
+        """The BOS the tokenizer puts in front of a text by itself (Gemma, Llama), if any."""
+        bos = self.tokenizer.bos_token_id
+        if not isinstance(bos, int):
+            return None
+        with_specials = self.encode("a")
+        adds = with_specials[:1] == [bos] and self.encode_plain("a")[:1] != [bos]
+        return bos if adds else None
+
+    @property
+    def start_token_id(self) -> int | None:
+        return self._start_token_id
+
+    @property
+    def prefix_token_id(self) -> int:
+        token_id = self.tokenizer.bos_token_id
+        if token_id is None:
+            token_id = self.tokenizer.eos_token_id
+        if not isinstance(token_id, int):
+            raise ValueError("the tokenizer has neither a BOS nor an EOS token to stand for an empty context")
+        return token_id
+
+    def encode(self, text: str) -> list[int]:
+        # The tokenizer's own default (SmolLM2 and GPT-2 add no BOS); a text that already starts
+        # with the BOS string gets no second one, as in lm-eval.
+        if self._bos_text is not None and text.startswith(self._bos_text):
+            return list(self.tokenizer.encode(text, add_special_tokens=False))
+        return list(self.tokenizer.encode(text))
+
+    def encode_plain(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+
+class HFBackend:
+    """Scores in ``mode="shared"`` (context read once per request) or ``"naive"`` (one forward each)."""
+
+    capabilities = LANGUAGE_MODEL_CAPABILITIES | {READ_ALONG}
+
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        *,
+        spec: str,
+        mode: Mode = "shared",
+        prefill_chunk: int = 512,
+        batch_size: int = 8,
+        max_length: int | None = None,
+        device: str = "cpu",
+        dtype: str = "float32",
+        generate_batch_size: int = 8,
+        read_along_mode: ReadAlongMode = "session",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if read_along_mode not in READ_ALONG_MODES:
+            raise ValueError(f"read_along_mode must be one of {READ_ALONG_MODES}, got {read_along_mode!r}")
+        if prefill_chunk < 1 or batch_size < 1 or generate_batch_size < 1:
+            raise ValueError("prefill_chunk, batch_size and generate_batch_size must be at least 1")
+        self.loaded = loaded
+        self.model = loaded.model
+        self.tokenizer = loaded.tokenizer
+        self.encoder = HFTokenEncoder(loaded.tokenizer)
+        self.spec = spec
+        self.name = loaded.name
+        self.mode: Mode = mode
+        self.prefill_chunk = prefill_chunk
+        self.batch_size = batch_size
+        self.device = device
+        self.dtype = dtype
+        self.max_length = max_length or resolve_max_length(loaded.model, loaded.tokenizer)
+        self.read_along_mode: ReadAlongMode = read_along_mode
+        self._read_along: ReadAlongEngine | None = None
+        self.preferred_batch = generate_batch_size
+        """Generation requests decoded together: pass at least this many per ``generate`` call."""
+        self.regenerated_near_ties = 0
+        """Batched rows redone one at a time because of a near tie (see ``TIE_MARGIN``)."""
+
+    # ------------------------------------------------------------ scoring
+
+    def _score(
+        self, context: Sequence[int], continuations: Sequence[Sequence[int]], progress: Progress | None
+    ) -> list[TokenScore]:
+        if self.mode == "naive":
+            return score_group_naive(self.model, context, continuations, progress=progress)
+        return score_group_shared(
+            self.model,
+            context,
+            continuations,
+            prefill_chunk=self.prefill_chunk,
+            batch_size=self.batch_size,
+            token_budget=max(DEFAULT_TOKEN_BUDGET, self.prefill_chunk),
+            progress=progress,
+        )
+
+    def loglikelihood(
+        self, requests: Sequence[LoglikelihoodRequest], progress: Progress | None = None
+    ) -> list[LoglikelihoodResult]:
+        results = []
+        for request in requests:
+            group = encode_request(self.encoder, request, self.max_length)
+            scores = self._score(group.context, group.continuations, progress)
+            results.append(
+                LoglikelihoodResult(
+                    scores=tuple(
+                        ContinuationScore(
+                            logprob=score.logprob,
+                            n_tokens=len(tokens),
+                            n_tokens_original=original,
+                            is_greedy=score.is_greedy,
+                            scored_text=str(self.tokenizer.decode(list(tokens))),
+                        )
+                        for score, tokens, original in zip(
+                            scores, group.continuations, group.continuation_tokens_original, strict=True
+                        )
+                    ),
+                    context_tokens_original=group.context_tokens_original,
+                    context_tokens_kept=group.context_tokens_kept,
+                )
+            )
+        return results
+
+    def loglikelihood_rolling(
+        self, requests: Sequence[RollingRequest], progress: Progress | None = None
+    ) -> list[RollingResult]:
+        results = []
+        start = self.encoder.start_token_id
+        for request in requests:
+            ids = self.encoder.encode(request.text)
+            tokens = ids[start_length(ids, start) :]  # text tokens; the BOS opens every window instead
+            total = 0.0
+            for context, continuation in rolling_windows(
+                tokens, self.encoder.prefix_token_id, self.max_length, start
+            ):
+                total += self._score(context, [continuation], progress)[0].logprob
+            results.append(RollingResult(logprob=total, n_tokens=len(tokens)))
+        return results
+
+    def read_along(
+        self, requests: Sequence[ReadAlongRequest], progress: Progress | None = None
+    ) -> list[ReadAlongResult]:
+        """Questions at reading positions; the reading state carries over between calls while the
+        requests move forward in one reading (``read_along_mode="reread"``: rebuilt for every question)."""
+        if self._read_along is None:
+            self._read_along = ReadAlongEngine(
+                self.model,
+                self.tokenizer,
+                self.encoder,
+                self.max_length,
+                mode=self.read_along_mode,
+                prefill_chunk=self.prefill_chunk,
+                batch_size=self.batch_size,
+            )
+        return self._read_along.answer(requests, progress)
+
+    # ------------------------------------------------------------ generation
+
+    def _chat_ids(self, prompt: ChatPrompt) -> list[int]:
+        """The conversation rendered by the tokenizer's chat template, with the assistant's turn opened.
+
+        The rendered text is encoded by the one start-token rule: a template that already writes the
+        BOS (SmolLM2's ``<|im_start|>``, Gemma's ``<bos>``) gets no second one.
+        """
+        template = getattr(self.tokenizer, "chat_template", None)
+        if not template:
+            raise BadRequestError(
+                f"model {self.spec!r} ({self.name}) has no chat template, so a ChatPrompt cannot be "
+                "rendered; use an instruct model with a template, or pass the prompt as plain text"
+            )
+        text = self.tokenizer.apply_chat_template(
+            prompt.as_messages(), tokenize=False, add_generation_prompt=True
+        )
+        ids = self.encoder.encode(str(text))
+        start = self.tokenizer.bos_token_id
+        if isinstance(start, int) and ids[:2] == [start, start]:
+            ids = ids[1:]  # never two start tokens
+        return ids
+
+    def _prepare(self, request: GenerateRequest) -> tuple[Decoding, tuple[int, int] | None]:
+        """The prompt's token ids fitted to the window, and (document tokens before, after) for a document."""
+        room = self.max_length - request.max_tokens
+        if room < 1:
+            raise ContextTooLongError(
+                f"max_tokens={request.max_tokens} leaves no room for a prompt in the model's window of "
+                f"{self.max_length} tokens; lower max_tokens"
+            )
+        document: tuple[int, int] | None = None
+        if isinstance(request.prompt, DocumentPrompt):
+            # Only the document is cut, from the side the task named; the instruction never is.
+            fitted = fit_document_prompt(
+                request.prompt, self.encoder.encode_plain, room, bos_id=self.encoder.start_token_id
+            )
+            prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
+            document = (fitted.document_tokens_original, fitted.document_tokens_kept)
+        elif isinstance(request.prompt, ChatPrompt):
+            prompt = self._chat_ids(request.prompt)
+            if len(prompt) > room:
+                raise ContextTooLongError(
+                    f"the chat prompt has {len(prompt)} tokens and max_tokens={request.max_tokens} leaves "
+                    f"{room} of the model's {self.max_length}; a chat prompt is never cut — shorten the "
+                    "message or lower max_tokens"
+                )
+        else:
+            prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
+            # Keep the end of the prompt (as lm-eval), and the start token in front of it (unlike lm-eval).
+            start = self.encoder.start_token_id
+            prompt = keep_last_text_tokens(prompt, room - start_length(prompt, start), start)
+        decoding = Decoding(
+            prompt=tuple(prompt),
+            max_tokens=request.max_tokens,
+            stop=request.stop,
+            temperature=request.temperature,
+            seed=request.seed,
+        )
+        return decoding, document
+
+    @property
+    def pad_token_id(self) -> int:
+        """What fills a left-padded row (masked out, so any id works)."""
+        pad = self.tokenizer.pad_token_id
+        return pad if isinstance(pad, int) else self.encoder.prefix_token_id
+
+    def generate(
+        self, requests: Sequence[GenerateRequest], progress: Progress | None = None
+    ) -> list[GenerateResult]:
+        """Answers in request order; prompts of similar length are decoded ``preferred_batch`` at a time.
+
+        A batched row whose two best token scores ever came closer than ``TIE_MARGIN`` is regenerated
+        one at a time, so the output is the one-at-a-time output (see
+        :mod:`longread.models.hf.batch_generate`).
+        """
+        prepared = [self._prepare(request) for request in requests]
+        decoded: list[Decoded | None] = [None] * len(prepared)
+        order = sorted(range(len(prepared)), key=lambda i: -len(prepared[i][0].prompt))
+        for start in range(0, len(order), self.preferred_batch):
+            group = order[start : start + self.preferred_batch]
+            if len(group) == 1:
+                decoded[group[0]] = self._generate_single(prepared[group[0]][0], progress)
+                continue
+            outputs = generate_batch(
+                self.model,
+                self.tokenizer,
+                [prepared[i][0] for i in group],
+                pad_id=self.pad_token_id,
+                prefill_chunk=self.prefill_chunk,
+                progress=progress,
+            )
+            for i, output in zip(group, outputs, strict=True):
+                if output.min_gap < TIE_MARGIN:
+                    self.regenerated_near_ties += 1
+                    output = self._generate_single(prepared[i][0], progress)
+                decoded[i] = output
+        results = []
+        for (decoding, document), maybe in zip(prepared, decoded, strict=True):
+            assert maybe is not None
+            output = maybe
+            results.append(
+                GenerateResult(
+                    text=output.text,
+                    n_prompt_tokens=len(decoding.prompt),
+                    n_generated_tokens=output.n_generated_tokens,
+                    stopped_by=output.stopped_by,
+                    document_tokens_original=document[0] if document else None,
+                    document_tokens_kept=document[1] if document else None,
+                )
+            )
+        return results
+
+    def _generate_single(self, decoding: Decoding, progress: Progress | None) -> Decoded:
+        return generate_one(
+            self.model, self.tokenizer, decoding, prefill_chunk=self.prefill_chunk, progress=progress
+        )
+
+    # ------------------------------------------------------------ facts
+
+    def count_tokens(self, text: str) -> int:
+        """Text tokens, as every budget counts them (a BOS the tokenizer adds is not one)."""
+        return text_token_count(self.encoder.encode(text), self.encoder.start_token_id)
+
+    def describe(self) -> dict[str, str]:
+        facts = {
+            "backend": "hf",
+            "spec": self.spec,
+            "name": self.name,
+            "architecture": type(self.model).__name__,
+            "weights": self.loaded.weights,
+            "weights_fingerprint": self.loaded.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "mode": self.mode,
+            "prefill_chunk": str(self.prefill_chunk),
+            "batch_size": str(self.batch_size),
+            "max_length": str(self.max_length),
+            "threads": str(torch.get_num_threads()),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
+        if self.read_along_mode != "session":
+            facts["read_along_mode"] = self.read_along_mode  # only when not the default: old hashes stay
+        start = self.encoder.start_token_id
+        if start is not None:
+            # Only where a BOS exists, so configs (and hashes) of models without one stay as they were.
+            facts["adds_bos"] = "true"
+            facts["bos_kept"] = "true"  # every cut keeps it at position 0; budgets count the text after it
+            facts["bos_token_id"] = str(start)
+        return facts
