@@ -19,6 +19,7 @@ from longread.models.hf.loading import (
     smollm2_gguf_path,
     smollm2_tokenizer,
 )
+from longread.models.hf.model_cache import CACHE_MARKER, cache_root, cached_folder
 from longread.models.hf.read_along import (
     ReadAlongMode,
 )
@@ -29,11 +30,14 @@ from longread.models.hf.shared_prefix import (
 )
 
 __all__ = [
+    "CACHE_MARKER",
     "TIE_MARGIN",
     "HFBackend",
     "HFTokenEncoder",
     "LoadedModel",
     "ReadAlongMode",
+    "cache_root",
+    "cached_folder",
     "gguf_cache_folder",
     "load_folder",
     "load_random",
