@@ -25,7 +25,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.style_pairs_fixture import split_authors, style_records
+from tests.models.style_pairs.authors import split_authors, style_records
 
 from longread.benchmarks.muld.records import write_records
 from longread.models.style_pairs.backend import StylePairBackend, load_style_backend

@@ -14,7 +14,9 @@ import pytest
 
 from longread.documents.book import Book, Chapter
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TEST_DATA = Path(__file__).resolve().parent / "data"
+SHARED = REPO_ROOT.parent / "shared"
 GUTENBERG = SHARED / "corpus" / "gutenberg"
 
 needs_shared = pytest.mark.skipif(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import gzip
-from pathlib import Path
 
 from longread.models.hf.backend import HFBackend
 from longread.models.registry import load_backend
+from tests.helpers import REPO_ROOT
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = REPO_ROOT.parent / "shared"
 PRIDE_AND_PREJUDICE = SHARED / "corpus" / "gutenberg" / "pg1342.txt.gz"
 
 

@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from tests.narrativexl_fixtures import fake_merge, hierarchy_book, main_book, other_books  # noqa: E402
+from tests.benchmarks.narrativexl.books import fake_merge, hierarchy_book, main_book, other_books  # noqa: E402
 
 SEED = 1234
 FILES = (

@@ -1,0 +1,108 @@
+"""The Ray part of tests/scaleout/test_ray_eval.py, run in its own network namespace.
+
+Arguments: DATA OUT. Makes, under OUT, ChapterBreak runs of a tiny random GPT-2 on DATA:
+
+- ``one``: one process, 1 thread (what each Ray replica uses);
+- ``ray``: Ray, 2 replicas;
+- ``killed``: the same 2 replicas, one killed by ``ray.kill`` before the run's call 4;
+- ``stopped``: the one replica left, killed before the run's call 4 (the run stops), then resumed on 2
+  new replicas;
+- ``strict_one`` / ``strict_ray``: without truncation (some samples fail), one process and Ray;
+
+and tries replicas of a model that does not exist (report["bad_model"]: the error).
+
+and writes OUT/report.json with what happened (calls, rescheduled requests, causes, wall times).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.errors import LongreadError
+from longread.evaluation import RunOptions, run_task
+from longread.models.errors import FatalBackendError
+from longread.models.registry import load_backend
+from longread.scaleout.ray_backend import RayBackend, wrap_with_ray
+from longread.scaleout.ray_session import stop_ray
+
+TINY = "random:gpt2"
+KILL_BEFORE_CALL = 4
+OPTIONS = RunOptions(show_progress=False, request_batch=2)
+"""Two requests per call (one per replica) make enough calls for a kill to land mid-run."""
+
+
+def make_task(*, truncate: bool = True) -> ChapterBreakTask:
+    """Without truncation, a 2048-token prefix does not fit the tiny model's 1024-token window: an error."""
+    settings = ChapterBreakSettings(prefix_lengths=(64, 256, 2048), suffix_tokens=24, truncate=truncate)
+    return ChapterBreakTask(settings)
+
+
+def ray_backend() -> RayBackend:
+    return wrap_with_ray(TINY, {"threads": 2}, workers=2)
+
+
+def kill_before(backend: RayBackend, call: int, victims: list[Any]) -> None:
+    def hook(number: int) -> None:
+        if number == call:
+            for actor in victims:
+                backend.ray.kill(actor)
+
+    backend.on_call = hook
+
+
+def main(data: Path, out: Path) -> None:
+    report: dict[str, Any] = {}
+    started = time.monotonic()
+    one = load_backend(TINY, threads=1)
+    run_task(make_task(), data, one, out / "one", OPTIONS)
+    report["one_seconds"] = time.monotonic() - started
+    run_task(make_task(truncate=False), data, one, out / "strict_one", OPTIONS)
+
+    started = time.monotonic()
+    backend = ray_backend()
+    report["ray_start_seconds"] = time.monotonic() - started
+    started = time.monotonic()
+    run_task(make_task(), data, backend, out / "ray", OPTIONS)
+    report["ray_seconds"] = time.monotonic() - started
+    report["ray"] = {"calls": backend.calls, "rescheduled": backend.rescheduled, "live": len(backend.live)}
+
+    # The same replicas go on: one is killed mid-run ...
+    kill_before(backend, backend.calls + KILL_BEFORE_CALL, [backend.actors[1]])
+    run_task(make_task(), data, backend, out / "killed", OPTIONS)
+    report["killed"] = {
+        "calls": backend.calls - report["ray"]["calls"],
+        "rescheduled": backend.rescheduled,
+        "live": len(backend.live),
+        "lost": list(backend.lost_workers),
+    }
+    # ... then the last one: the run stops, and 2 new replicas resume it.
+    kill_before(backend, backend.calls + KILL_BEFORE_CALL, [backend.actors[0]])
+    try:
+        run_task(make_task(), data, backend, out / "stopped", OPTIONS)
+        report["stopped"] = {"error": None}
+    except FatalBackendError as exc:
+        rows = (out / "stopped" / "samples.jsonl").read_text().splitlines()
+        report["stopped"] = {"error": str(exc), "rows_before_resume": len(rows)}
+    backend = ray_backend()
+    resumed = run_task(make_task(), data, backend, out / "stopped", replace(OPTIONS, resume=True))
+    report["stopped"]["resumed_skipped_done"] = resumed.skipped_done
+    # Requests that fail inside a replica fail their own samples only, with the one-process message.
+    run_task(make_task(truncate=False), data, backend, out / "strict_ray", OPTIONS)
+    backend.shutdown()
+    try:
+        wrap_with_ray("hf:/no/such/model", {"threads": 2}, workers=2)
+        report["bad_model"] = None
+    except LongreadError as exc:
+        report["bad_model"] = str(exc)
+    stop_ray()
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -1,0 +1,123 @@
+"""ChapterBreak on Ray (2 replicas, local Ray in its own network namespace) gives a one-process run's bytes.
+
+The Ray part runs in ``tests/ray_eval_child.py`` under ``unshare -n`` with only loopback up, usage stats
+off and a temp dir of its own (OFFLINE.md), so nothing Ray does can leave the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.documents.reader import read_book
+from tests.helpers import REPO_ROOT, gutenberg_book, require_ray, run_in_own_network
+
+ROOT = REPO_ROOT
+INSTANCES = 6
+CHILD_DEADLINE_S = 150
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    require_ray()
+    out = tmp_path_factory.mktemp("ray_eval")
+    built = build_book(read_book(gutenberg_book(1342)), BuildOptions(prefix_tokens=2048, suffix_tokens=32))
+    data = out / "cb.jsonl"
+    # Late chapters: their prefixes are cut at every length but the longest, so some samples are reused.
+    write_instances(built.instances[10 : 10 + INSTANCES], data)
+    done = run_in_own_network(
+        [sys.executable, "-m", "tests.scaleout.ray_eval_child", str(data), str(out)], ROOT, CHILD_DEADLINE_S
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return out, json.loads((out / "report.json").read_text())
+
+
+def _sorted_rows(run: Path) -> list[str]:
+    return sorted((run / "samples.jsonl").read_text().splitlines())
+
+
+def test_ray_run_is_byte_identical_to_one_process(runs: tuple[Path, dict[str, Any]]) -> None:
+    out, report = runs
+    one, ray = out / "one", out / "ray"
+    assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+    rows = _sorted_rows(one)
+    assert len(rows) >= INSTANCES * 2 and _sorted_rows(ray) == rows
+    assert report["ray"]["rescheduled"] == 0 and report["ray"]["live"] == 2
+    ray_config = json.loads((ray / "config.json").read_text())
+    assert ray_config["config"]["runtime"]["backend"]["ray"] == {
+        "address": "local",
+        "workers": 2,
+        "threads_per_worker": 1,
+    }
+
+
+def test_a_killed_worker_loses_nothing(runs: tuple[Path, dict[str, Any]]) -> None:
+    out, report = runs
+    killed = report["killed"]
+    assert killed["live"] == 1 and killed["rescheduled"] >= 1, killed
+    assert len(killed["lost"]) == 1 and "Actor" in killed["lost"][0]
+    assert (out / "killed" / "results.json").read_bytes() == (out / "one" / "results.json").read_bytes()
+    assert _sorted_rows(out / "killed") == _sorted_rows(out / "one")
+    # The run names what happened and to which samples (never in results.json: same bytes).
+    incidents = [json.loads(line) for line in (out / "killed" / "incidents.jsonl").read_text().splitlines()]
+    # One replica answered one request of that call (2 requests, one per replica): only its sample is named.
+    assert len(incidents) == 1 and len(incidents[0]["keys"]) == 1, incidents
+    assert incidents[0]["keys"][0] in {json.loads(row)["key"] for row in _sorted_rows(out / "one")}
+    assert "a Ray replica died (ActorDiedError: The actor died" in incidents[0]["message"]
+    assert "asked again of another replica" in incidents[0]["message"]
+    assert not (out / "one" / "incidents.jsonl").exists()
+
+
+def test_no_worker_left_stops_the_run_and_resume_finishes_it(runs: tuple[Path, dict[str, Any]]) -> None:
+    out, report = runs
+    stopped = report["stopped"]
+    assert stopped["error"] is not None and "every Ray worker" in stopped["error"]
+    assert 0 < stopped["rows_before_resume"] == stopped["resumed_skipped_done"]
+    assert (out / "stopped" / "results.json").read_bytes() == (out / "one" / "results.json").read_bytes()
+    assert _sorted_rows(out / "stopped") == _sorted_rows(out / "one")
+
+
+def test_a_failing_request_fails_its_sample_only_with_the_same_message(
+    runs: tuple[Path, dict[str, Any]],
+) -> None:
+    out, _ = runs
+    one, ray = out / "strict_one", out / "strict_ray"
+    errors = sorted((one / "errors.jsonl").read_text().splitlines())
+    assert errors and all("ContextTooLongError" in line for line in errors)
+    assert sorted((ray / "errors.jsonl").read_text().splitlines()) == errors
+    assert _sorted_rows(ray) == _sorted_rows(one) != []
+    assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+
+
+def test_a_model_that_does_not_load_is_a_clear_error(runs: tuple[Path, dict[str, Any]]) -> None:
+    _, report = runs
+    assert report["bad_model"] == (
+        "the Ray replicas of 'hf:/no/such/model' could not start: longread.models.errors.ModelLoadError: "
+        "/no/such/model: folder does not exist — check the path given after hf:"
+    )
+
+
+def test_the_command_line_runs_on_ray_with_the_same_results(runs: tuple[Path, dict[str, Any]]) -> None:
+    """`longread eval … --ray` (local Ray, own network namespace) equals `longread eval …` in one process."""
+    out, _ = runs
+    data = out / "cb.jsonl"
+    common = ["eval", "chapterbreak", "--data", str(data), "--model", "random:gpt2", "--prefix-lengths", "64",
+              "--limit", "2", "--quiet"]  # fmt: skip
+    # A replica's threads are part of the model's description: one process with 1 thread = 2 replicas × 1.
+    one_process = ["--threads", "1"]
+    on_ray = ["--threads", "2", "--ray", "--ray-workers", "2"]
+    for name, extra in (("cli-one", one_process), ("cli-ray", on_ray)):
+        command = [sys.executable, "-m", "longread.cli", *common, "--out", str(out / name), *extra]
+        done = run_in_own_network(command, ROOT, CHILD_DEADLINE_S)
+        assert done.returncode == 0, done.stderr[-4000:]
+    one, ray = out / "cli-one", out / "cli-ray"
+    assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+    assert _sorted_rows(ray) == _sorted_rows(one)
+    config = json.loads((ray / "config.json").read_text())
+    assert config["config"]["runtime"]["backend"]["ray"]["workers"] == 2
