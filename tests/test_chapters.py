@@ -557,3 +557,90 @@ def test_a_listed_title_between_chapters_that_follow_each_other_is_a_section() -
         "CHAPTER I", "MINA'S JOURNAL", "CHAPTER II", "LUCY'S LETTER", between=LONG_PROSE
     )
     assert headings(text) == ["CHAPTER I", "CHAPTER II", "LUCY'S LETTER"]
+
+
+# ---------------------------------------------------------------------------
+# shapes of untuned novels (issue 18 §1)
+
+CHAPTER_PROSE = PROSE * 20  # a chapter's text: several hundred words
+VERSE = (
+    "Over the hill and over the sea the wind goes wandering, wandering free,\n"
+    "And the gulls cry after it, white and grey, over the water and far away;\n"
+    "And the boats come home when the tide is high, and the lamps are lit in the evening sky,\n"
+    "And the old man sits by the harbour wall and counts the sails, and names them all.\n"
+)
+
+
+def _roman(value: int) -> str:
+    from longread.documents.chapters.headings import to_roman
+
+    return to_roman(value)
+
+
+def _books_of_chapters_of_sections(
+    per_book: tuple[int, ...], *, with_contents: bool
+) -> tuple[str, list[str], list[tuple[str, ...]]]:
+    """A novel laid out BOOK I / CHAPTER I / I, II …: chapter numbers start over in each BOOK and
+    every chapter is cut into numbered sections, its first "I" right under the chapter heading."""
+    pieces, expected, parts, contents = [], [], [], ["CONTENTS", ""]
+    for b, chapters in enumerate(per_book, 1):
+        book_heading = f"BOOK {_roman(b)}\n\nTHE {('FLIGHT', 'RETURN', 'HARVEST', 'WINTER')[b - 1]}"
+        contents += [f"BOOK {_roman(b)}", ""]
+        for c in range(1, chapters + 1):
+            sections = 2 + (b + c) % 3
+            contents.append(f"CHAPTER {_roman(c)}")
+            pieces.append(
+                f"{book_heading}\n\n\nCHAPTER {_roman(c)}\n\nI" if c == 1 else f"CHAPTER {_roman(c)}\n\nI"
+            )
+            pieces += [_roman(s) for s in range(2, sections + 1)]
+            expected.append(f"CHAPTER {_roman(c)} I")
+            parts.append((" ".join(book_heading.split()),) if c == 1 else ())
+        contents.append("")
+    front = "THE LONG ROAD\n\nA NOVEL\n\n\n\n" + ("\n".join(contents) + "\n\n\n\n" if with_contents else "")
+    return front + book(*pieces, between=CHAPTER_PROSE), expected, parts
+
+
+@pytest.mark.parametrize("with_contents", [True, False])
+def test_chapters_inside_books_win_over_their_numbered_sections(with_contents: bool) -> None:
+    text, expected, parts = _books_of_chapters_of_sections((5, 4, 6, 5), with_contents=with_contents)
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == expected
+    assert [s.parts for s in spans] == parts
+    # The sections stay inside their chapter: chapter I of BOOK I holds its sections II and III.
+    first = text[spans[0].body_start : spans[0].body_end]
+    assert "\n\nII\n\n" in first and "\n\nIII\n\n" in first and "CHAPTER II" not in first
+
+
+def _novel_with_inner_runs(inner: dict[int, list[str]], chapters: int = 9) -> tuple[str, list[str]]:
+    """A novel whose chapters are numbered "IV. THE TITLE"; inside the chapters named in ``inner``
+    stand short units numbered again from I (a poem's stanzas, letters), each with its title if any."""
+    pieces, expected = [], []
+    for c in range(1, chapters + 1):
+        heading = f"{_roman(c)}. THE {('MORNING', 'NOON', 'EVENING')[c % 3]} OF THE {c}TH"
+        pieces.append(f"{heading}\n\n{CHAPTER_PROSE}")
+        expected.append(heading)
+        for n, title in enumerate(inner.get(c, []), 1):
+            pieces.append(f"{_roman(n)}.{'  ' + title if title else ''}\n\n{VERSE * 2}")
+    return "THE HARBOUR\n\n\n\n" + "\n\n\n".join(pieces), expected
+
+
+def test_numbered_verses_and_letters_inside_a_chapter_are_not_chapters() -> None:
+    stanzas = ["", "", "", "", ""]  # I. … V. inside chapter IV: … III, IV, I, II, III, IV, V, V …
+    letters = ["FROM MARGARET TO HER BROTHER", "HIS ANSWER", "THE LAST"]  # titled, inside chapter VII
+    text, expected = _novel_with_inner_runs({4: stanzas, 7: letters})
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == expected
+    fourth = text[spans[3].body_start : spans[3].body_end]
+    assert "\n\nV.\n\n" in fourth and "HIS ANSWER" in text[spans[6].body_start : spans[6].body_end]
+
+
+def test_a_run_of_short_verses_as_long_as_the_chapters_before_is_inside_the_chapter() -> None:
+    # IV, then stanzas I-IV, then V: the V that follows could continue either; the verses are short.
+    text, expected = _novel_with_inner_runs({4: ["", "", "", ""]})
+    assert headings(text) == expected
+
+
+def test_chapters_starting_over_without_a_part_heading_are_kept() -> None:
+    # I-III, then I-V with no heading above: a level not recognised, not verses (each is a chapter's length).
+    text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=CHAPTER_PROSE)
+    assert headings(text) == ["I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V."]

@@ -183,16 +183,19 @@ def _continues(before: _Candidate, after: _Candidate) -> bool:
 
 
 def _inner_runs(
-    candidates: list[_Candidate], chapters: list[_Candidate], words: _WordIndex
+    candidates: list[_Candidate], chapters: list[_Candidate], words: _WordIndex, scheme: str
 ) -> list[_Candidate]:
     """A titled numbered run of units filling one gap between two chapters ("1. THE NARRATIVE OF …",
-    "2. …"). Runs in many gaps are sections of the chapters, not units."""
+    "2. …"). Runs in many gaps are sections of the chapters, not units; so is a run numbered like
+    the chapters (``scheme``), which going back to 1 breaks their sequence (letters inside one)."""
     chosen = {id(c) for c in chapters}
     starts = [c.heading_start for c in chapters]
     by_gap: dict[tuple[int, str], list[_Candidate]] = {}
     for candidate in candidates:
         label = candidate.label
         if label.kind != "chapter" or id(candidate) in chosen or not label.title or candidate.value is None:
+            continue
+        if candidate.scheme == scheme:
             continue
         gap = bisect.bisect_right(starts, candidate.heading_start)
         if 0 < gap < len(starts):
