@@ -644,3 +644,30 @@ def test_chapters_starting_over_without_a_part_heading_are_kept() -> None:
     # I-III, then I-V with no heading above: a level not recognised, not verses (each is a chapter's length).
     text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=CHAPTER_PROSE)
     assert headings(text) == ["I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V."]
+
+
+COMMA_TITLES = (
+    "THE ARRIVAL AT THE MILL",
+    "A WALK BY THE RIVER",
+    "WHAT THE SQUIRE SAID TO THE PARSON,",
+    "THE STORM",
+    "IN WHICH THE SQUIRE, HAVING LOST HIS WAY,\n      FINDS IT AGAIN",
+    "THE END OF IT",
+)
+
+
+def test_a_title_ending_with_a_comma_is_a_heading_where_the_contents_names_it() -> None:
+    heads = [f"{_roman(n)}.   {title}" for n, title in enumerate(COMMA_TITLES, 1)]
+    listed = [f"  {head.splitlines()[0]}{' ' * 6}{n * 17}" for n, head in enumerate(heads, 1)]
+    contents = "THE SQUIRE\n\n\n\nCONTENTS\n\n" + "\n".join(listed) + "\n\n\n\n"
+    text = contents + book(*heads, between=CHAPTER_PROSE)
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [" ".join(head.split()) for head in heads]
+    # The chapter after the one before is no longer merged into it.
+    assert "WHAT THE SQUIRE SAID" not in text[spans[1].body_start : spans[1].body_end]
+
+
+def test_a_numbered_line_ending_with_a_comma_that_no_contents_names_is_prose() -> None:
+    letter = "I.   THE HONOURABLE MEMBERS OF THE BOARD,\n\nGentlemen, I write to you in haste.\n\n"
+    text = book("I.", "II.", "III.", between=CHAPTER_PROSE + "\n" + letter + CHAPTER_PROSE)
+    assert headings(text) == ["I.", "II.", "III."]
