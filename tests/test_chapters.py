@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from longread.documents.chapters import ChapterSpan, detect_chapters, spans_to_chapters, split_by_pattern
+from longread.documents.chapters.headings import format_number, to_roman
 from longread.errors import BadInputError, NoChaptersError
 from tests.helpers import GUTENBERG as CORPUS
 from tests.helpers import gutenberg_book
@@ -572,28 +573,31 @@ VERSE = (
 
 
 def _roman(value: int) -> str:
-    from longread.documents.chapters.headings import to_roman
-
     return to_roman(value)
 
 
 def _books_of_chapters_of_sections(
-    per_book: tuple[int, ...], *, with_contents: bool
+    per_book: tuple[int, ...],
+    *,
+    with_contents: bool,
+    chapter: str = "CHAPTER {}",
+    section: str = "roman-upper",
 ) -> tuple[str, list[str], list[tuple[str, ...]]]:
     """A novel laid out BOOK I / CHAPTER I / I, II …: chapter numbers start over in each BOOK and
-    every chapter is cut into numbered sections, its first "I" right under the chapter heading."""
+    every chapter is cut into numbered sections, its first one right under the chapter heading."""
     pieces, expected, parts, contents = [], [], [], ["CONTENTS", ""]
     for b, chapters in enumerate(per_book, 1):
         book_heading = f"BOOK {_roman(b)}\n\nTHE {('FLIGHT', 'RETURN', 'HARVEST', 'WINTER')[b - 1]}"
         contents += [f"BOOK {_roman(b)}", ""]
         for c in range(1, chapters + 1):
-            sections = 2 + (b + c) % 3
-            contents.append(f"CHAPTER {_roman(c)}")
-            pieces.append(
-                f"{book_heading}\n\n\nCHAPTER {_roman(c)}\n\nI" if c == 1 else f"CHAPTER {_roman(c)}\n\nI"
-            )
-            pieces += [_roman(s) for s in range(2, sections + 1)]
-            expected.append(f"CHAPTER {_roman(c)} I")
+            sections = [format_number(s, section) for s in range(1, 3 + (b + c) % 3)]
+            heading = chapter.format(_roman(c))
+            contents.append(heading)
+            pieces.append(f"{book_heading}\n\n\n{heading}" if c == 1 else heading)
+            pieces[-1] += f"\n\n{sections[0]}"
+            pieces += sections[1:]
+            # After a CHAPTER keyword, the first section's number goes with the heading.
+            expected.append(f"{heading} {sections[0]}" if heading.startswith("CHAPTER") else heading)
             parts.append((" ".join(book_heading.split()),) if c == 1 else ())
         contents.append("")
     front = "THE LONG ROAD\n\nA NOVEL\n\n\n\n" + ("\n".join(contents) + "\n\n\n\n" if with_contents else "")
@@ -601,14 +605,24 @@ def _books_of_chapters_of_sections(
 
 
 @pytest.mark.parametrize("with_contents", [True, False])
-def test_chapters_inside_books_win_over_their_numbered_sections(with_contents: bool) -> None:
-    text, expected, parts = _books_of_chapters_of_sections((5, 4, 6, 5), with_contents=with_contents)
+@pytest.mark.parametrize(
+    ("chapter", "section"),
+    [("CHAPTER {}", "roman-upper"), ("CHAPTER {}.", "arabic"), ("{}.", "arabic")],
+)
+def test_chapters_inside_books_win_over_their_numbered_sections(
+    with_contents: bool, chapter: str, section: str
+) -> None:
+    text, expected, parts = _books_of_chapters_of_sections(
+        (5, 4, 6, 5), with_contents=with_contents, chapter=chapter, section=section
+    )
     spans = detect_chapters(text)
     assert [s.heading for s in spans] == expected
     assert [s.parts for s in spans] == parts
-    # The sections stay inside their chapter: chapter I of BOOK I holds its sections II and III.
+    # The sections stay inside their chapter: chapter I of BOOK I holds its second and third sections.
     first = text[spans[0].body_start : spans[0].body_end]
-    assert "\n\nII\n\n" in first and "\n\nIII\n\n" in first and "CHAPTER II" not in first
+    second, third = (format_number(n, section) for n in (2, 3))
+    assert f"\n\n{second}\n\n" in first and f"\n\n{third}\n\n" in first
+    assert chapter.format("II") not in first
 
 
 def _novel_with_inner_runs(inner: dict[int, list[str]], chapters: int = 9) -> tuple[str, list[str]]:

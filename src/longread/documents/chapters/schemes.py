@@ -129,13 +129,25 @@ def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordInd
             heading = outer[last_outer]
             right_under += words.between(heading.body_start, current.heading_start) < CONTENTS_ENTRY_WORDS
     nested = restarts >= 2 and at_outer * 10 >= restarts * 7
-    return nested and right_under * 10 < restarts * 7
+    return nested and (right_under * 10 < restarts * 7 or _starts_over_under_parts(outer, above))
+
+
+def _starts_over_under_parts(members: list[_Candidate], above: list[int]) -> bool:
+    """Whether a numbering starts over, and only ever under a BOOK / PART / VOLUME heading: then it is
+    the chapter level of "BOOK I" / "I." / "1", and a number right under each of its headings
+    numbers the chapter's first section."""
+    restarts = [
+        (previous, current)
+        for previous, current in itertools.pairwise(members)
+        if previous.value is not None and current.value is not None and current.value <= previous.value
+    ]
+    return bool(restarts) and all(_between(above, previous, current) for previous, current in restarts)
 
 
 def _levels_above(candidates: list[_Candidate]) -> list[int]:
     """Where a level above the chapters starts: BOOK / PART / VOLUME headings, and a number standing
-    alone with no text of its own right above a chapter that starts the numbering over ("II" /
-    "CHAPTER I")."""
+    alone with no text of its own right above a CHAPTER that starts the numbering over ("II" /
+    "CHAPTER I"; above a bare "1" it may as well be a chapter whose first section follows)."""
     starts = []
     for index, candidate in enumerate(candidates):
         label = candidate.label
@@ -146,6 +158,7 @@ def _levels_above(candidates: list[_Candidate]) -> list[int]:
             and not label.title
             and candidate.tiny
             and following is not None
+            and bool(following.label.keyword)
             and following.value == 1
         )
         if label.kind == "part" or bare_part:
