@@ -654,6 +654,11 @@ def test_a_run_of_short_verses_as_long_as_the_chapters_before_is_inside_the_chap
     assert headings(text) == expected
 
 
+def test_short_verses_closing_the_last_chapter_are_inside_it() -> None:
+    text, expected = _novel_with_inner_runs({9: ["", "", "", ""]})
+    assert headings(text) == expected
+
+
 def test_chapters_starting_over_without_a_part_heading_are_kept() -> None:
     # I-III, then I-V with no heading above: a level not recognised, not verses (each is a chapter's length).
     text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=CHAPTER_PROSE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import statistics
 from dataclasses import dataclass
 
 from longread.documents.chapters.candidates import CONTENTS_ENTRY_WORDS, _Candidate
@@ -178,7 +179,9 @@ def _resumption(members: list[_Candidate], start: int, main_last: int, words: _W
     continues the one before the run (… IV, I, II, III, V). When that number would also
     continue the run (… IV, I, II, III, IV, V), the run is taken for sections only if each of
     its units is short, as verses or letters are; otherwise it is more likely a level whose
-    heading was not recognised (a part starting the chapters over).
+    heading was not recognised (a part starting the chapters over). A run that goes on to the
+    last heading closes the last chapter (returns ``len(members)``) when its units are short
+    and the chapters before it are not.
     """
     inner_last = 1
     found = None
@@ -191,21 +194,31 @@ def _resumption(members: list[_Candidate], start: int, main_last: int, words: _W
         if value != inner_last + 1:
             break
         inner_last = value
+    else:
+        end = len(members)
+        if end - start >= 2 and _short_units(members, start, end, words):
+            lengths = [_unit_words(members, i, words) for i in range(start)]
+            if lengths and statistics.median(lengths) > MAX_INNER_UNIT_WORDS:
+                return end
     return found
+
+
+def _unit_words(members: list[_Candidate], index: int, words: _WordIndex) -> int:
+    """Words from a heading's body to the next member (or the end of the text)."""
+    end = members[index + 1].heading_start if index + 1 < len(members) else words.end
+    return words.between(members[index].body_start, end)
 
 
 def _short_units(members: list[_Candidate], start: int, end: int, words: _WordIndex) -> bool:
     """Whether every unit from ``members[start]`` up to ``members[end]`` is short (a verse, a letter)."""
-    return all(
-        words.between(members[i].body_start, members[i + 1].heading_start) <= MAX_INNER_UNIT_WORDS
-        for i in range(start, end)
-    )
+    return all(_unit_words(members, i, words) <= MAX_INNER_UNIT_WORDS for i in range(start, end))
 
 
 def _drop_inner_restarts(members: list[_Candidate], above: list[int], words: _WordIndex) -> list[_Candidate]:
     """Drop runs that go back to 1 inside a chapter: numbered verses or letters (… III, IV, I, II, III,
     V …). A run going back to 1 under a BOOK / PART / VOLUME heading starts the chapters over;
-    one without such a heading is not a chapter level when the running numbering resumes after it.
+    one without such a heading is not a chapter level when the running numbering resumes after it
+    (or, short, it closes the last chapter).
     """
     kept: list[_Candidate] = []
     main_last: int | None = None
