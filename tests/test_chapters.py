@@ -690,3 +690,32 @@ def test_a_numbered_line_ending_with_a_comma_that_no_contents_names_is_prose() -
     letter = "I.   THE HONOURABLE MEMBERS OF THE BOARD,\n\nGentlemen, I write to you in haste.\n\n"
     text = book("I.", "II.", "III.", between=CHAPTER_PROSE + "\n" + letter + CHAPTER_PROSE)
     assert headings(text) == ["I.", "II.", "III."]
+
+
+@needs_corpus
+def test_a_real_novel_regrouped_into_books_keeps_its_chapters_and_their_sections() -> None:
+    """Main Street (pg543) has CHAPTER I … XXXIX, most cut into sections I, II …; set in three BOOKs
+    (chapters 1-10, 11-24, 25-39, each book's last chapter ending in a section) with the chapter
+    numbers starting over in each, it still has its 39 chapters, the sections inside them."""
+    import re
+
+    from longread.documents.gutenberg import _strip_licence
+    from longread.files import read_text
+
+    path = gutenberg_book(543)
+    body = _strip_licence(read_text(path), path)[0]
+    original = spans_to_chapters(body, detect_chapters(body))
+    book_starts = (1, 11, 25)
+
+    def regroup(match: re.Match[str]) -> str:
+        value = next(v for v in range(1, 40) if to_roman(v) == match.group(1))
+        book = sum(value >= start for start in book_starts)
+        book_heading = f"BOOK {to_roman(book)}\n\n\n" if value in book_starts else ""
+        return f"{book_heading}CHAPTER {to_roman(value - book_starts[book - 1] + 1)}\n"
+
+    regrouped = re.sub(r"(?m)^CHAPTER ([IVXL]+)\n", regroup, body)
+    assert regrouped.count("\nBOOK ") == 3
+    chapters = spans_to_chapters(regrouped, detect_chapters(regrouped))
+    assert [c.text for c in chapters] == [c.text for c in original]
+    starts = {start - 1: f"BOOK {to_roman(n)}" for n, start in enumerate(book_starts, 1)}
+    assert [c.parts for c in chapters] == [(starts[i],) if i in starts else () for i in range(39)]
