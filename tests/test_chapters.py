@@ -625,16 +625,22 @@ def test_chapters_inside_books_win_over_their_numbered_sections(
     assert chapter.format("II") not in first
 
 
-def _novel_with_inner_runs(inner: dict[int, list[str]], chapters: int = 9) -> tuple[str, list[str]]:
+def _novel_with_inner_runs(
+    inner: dict[int, list[str]], chapters: int = 9, *, numbered_on: bool = False
+) -> tuple[str, list[str]]:
     """A novel whose chapters are numbered "IV. THE TITLE"; inside the chapters named in ``inner``
-    stand short units numbered again from I (a poem's stanzas, letters), each with its title if any."""
+    stand short units numbered again from I (a poem's stanzas, letters), each with its title if any;
+    ``numbered_on``: the units of a later chapter go on with the numbers of the one before."""
     pieces, expected = [], []
+    number = 0
     for c in range(1, chapters + 1):
         heading = f"{_roman(c)}. THE {('MORNING', 'NOON', 'EVENING')[c % 3]} OF THE {c}TH"
         pieces.append(f"{heading}\n\n{CHAPTER_PROSE}")
         expected.append(heading)
-        for n, title in enumerate(inner.get(c, []), 1):
-            pieces.append(f"{_roman(n)}.{'  ' + title if title else ''}\n\n{VERSE * 2}")
+        number = number if numbered_on else 0
+        for title in inner.get(c, []):
+            number += 1
+            pieces.append(f"{_roman(number)}.{'  ' + title if title else ''}\n\n{VERSE * 2}")
     return "THE HARBOUR\n\n\n\n" + "\n\n\n".join(pieces), expected
 
 
@@ -646,6 +652,13 @@ def test_numbered_verses_and_letters_inside_a_chapter_are_not_chapters() -> None
     assert [s.heading for s in spans] == expected
     fourth = text[spans[3].body_start : spans[3].body_end]
     assert "\n\nV.\n\n" in fourth and "HIS ANSWER" in text[spans[6].body_start : spans[6].body_end]
+
+
+def test_letters_numbered_on_in_the_next_chapter_are_not_chapters() -> None:
+    # … III, IV, I, II, III, V, IV, V, VI …: letters I-III in chapter IV, IV-V in chapter V.
+    letters = {4: ["TO HIS MOTHER", "HER ANSWER", "TO HIS BROTHER"], 5: ["HIS BROTHER'S ANSWER", "THE LAST"]}
+    text, expected = _novel_with_inner_runs(letters, numbered_on=True)
+    assert headings(text) == expected
 
 
 def test_a_run_of_short_verses_as_long_as_the_chapters_before_is_inside_the_chapter() -> None:

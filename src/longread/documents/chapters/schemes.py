@@ -214,20 +214,34 @@ def _short_units(members: list[_Candidate], start: int, end: int, words: _WordIn
     return all(_unit_words(members, i, words) <= MAX_INNER_UNIT_WORDS for i in range(start, end))
 
 
+def _numbers_on(member: _Candidate, inner_last: int, main_last: int | None) -> bool:
+    """Whether a heading goes on with a dropped run's numbers (letters IV, V in the chapter after the
+    one that held I-III) rather than with the chapters'."""
+    return member.value == inner_last + 1 and (main_last is None or member.value != main_last + 1)
+
+
 def _drop_inner_restarts(members: list[_Candidate], above: list[int], words: _WordIndex) -> list[_Candidate]:
     """Drop runs that go back to 1 inside a chapter: numbered verses or letters (… III, IV, I, II, III,
     V …). A run going back to 1 under a BOOK / PART / VOLUME heading starts the chapters over;
     one without such a heading is not a chapter level when the running numbering resumes after it
-    (or, short, it closes the last chapter).
+    (or, short, it closes the last chapter). Letters numbered on in a later chapter (… V, IV, V,
+    VI …) continue the run, not the chapters.
     """
     kept: list[_Candidate] = []
     main_last: int | None = None
+    inner_last: int | None = None  # the last number of the runs dropped so far
     index = 0
     while index < len(members):
         member = members[index]
-        if member.value == 1 and main_last is not None and kept and not _between(above, kept[-1], member):
+        inside = main_last is not None and bool(kept) and not _between(above, kept[-1], member)
+        if inside and inner_last is not None and _numbers_on(member, inner_last, main_last):
+            inner_last += 1
+            index += 1
+            continue
+        if inside and member.value == 1 and main_last is not None:
             resumes = _resumption(members, index, main_last, words)
             if resumes is not None:
+                inner_last = members[resumes - 1].value
                 index = resumes
                 continue
         kept.append(member)
