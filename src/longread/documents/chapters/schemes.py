@@ -1,7 +1,10 @@
 """Choosing the heading scheme: group chapter candidates by scheme, drop contents lists and outliers, rank.
 
 Sequential numbering is the strongest evidence for a scheme; a numbering that starts
-over inside another scheme's chapters is a section level. Other keyword runs wholly
+over inside another scheme's chapters is a section level, unless BOOK / PART / VOLUME
+headings start it over (then it is the chapters, and the other scheme their sections). A
+run going back to 1 inside a scheme with no such heading above it (verses, letters) is
+dropped when the running numbering resumes after it. Other keyword runs wholly
 before or after the dominant one (Letters 1-4, then Chapters) join it, and a prologue
 before the first chapter or an epilogue after the last is kept when it has a text.
 """
