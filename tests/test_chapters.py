@@ -672,9 +672,11 @@ def test_short_verses_closing_the_last_chapter_are_inside_it() -> None:
     assert headings(text) == expected
 
 
-def test_chapters_starting_over_without_a_part_heading_are_kept() -> None:
-    # I-III, then I-V with no heading above: a level not recognised, not verses (each is a chapter's length).
-    text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=CHAPTER_PROSE)
+@pytest.mark.parametrize("between", [CHAPTER_PROSE, PROSE], ids=["long", "short"])
+def test_chapters_starting_over_without_a_part_heading_are_kept(between: str) -> None:
+    # I-III, then I-V with no heading above: a level not recognised, not verses (those are shorter than
+    # the chapters around them).
+    text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=between)
     assert headings(text) == ["I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V."]
 
 

@@ -181,10 +181,10 @@ def _resumption(members: list[_Candidate], start: int, main_last: int, words: _W
     The run counts on from 1 (I, II, III); the numbering resumes at the last heading that
     continues the one before the run (… IV, I, II, III, V). When that number would also
     continue the run (… IV, I, II, III, IV, V), the run is taken for sections only if each of
-    its units is short, as verses or letters are; otherwise it is more likely a level whose
-    heading was not recognised (a part starting the chapters over). A run that goes on to the
-    last heading closes the last chapter (returns ``len(members)``) when its units are short
-    and the chapters before it are not.
+    its units is short, as verses or letters are, and the chapters before it are not; otherwise
+    it is more likely a level whose heading was not recognised (a part starting the chapters
+    over). A run that goes on to the last heading closes the last chapter (returns
+    ``len(members)``) on the same terms.
     """
     inner_last = 1
     found = None
@@ -192,17 +192,16 @@ def _resumption(members: list[_Candidate], start: int, main_last: int, words: _W
         value = members[index].value
         if value is None:
             break
-        if value == main_last + 1 and (value != inner_last + 1 or _short_units(members, start, index, words)):
+        if value == main_last + 1 and (
+            value != inner_last + 1 or _short_among_long(members, start, index, words)
+        ):
             found = index
         if value != inner_last + 1:
             break
         inner_last = value
     else:
-        end = len(members)
-        if end - start >= 2 and _short_units(members, start, end, words):
-            lengths = [_unit_words(members, i, words) for i in range(start)]
-            if lengths and statistics.median(lengths) > MAX_INNER_UNIT_WORDS:
-                return end
+        if len(members) - start >= 2 and _short_among_long(members, start, len(members), words):
+            return len(members)
     return found
 
 
@@ -212,9 +211,13 @@ def _unit_words(members: list[_Candidate], index: int, words: _WordIndex) -> int
     return words.between(members[index].body_start, end)
 
 
-def _short_units(members: list[_Candidate], start: int, end: int, words: _WordIndex) -> bool:
-    """Whether every unit from ``members[start]`` up to ``members[end]`` is short (a verse, a letter)."""
-    return all(_unit_words(members, i, words) <= MAX_INNER_UNIT_WORDS for i in range(start, end))
+def _short_among_long(members: list[_Candidate], start: int, end: int, words: _WordIndex) -> bool:
+    """Whether every unit from ``members[start]`` up to ``members[end]`` is short (a verse, a letter)
+    while the chapters before them are longer (by their median)."""
+    if any(_unit_words(members, i, words) > MAX_INNER_UNIT_WORDS for i in range(start, end)):
+        return False
+    before = [_unit_words(members, i, words) for i in range(start)]
+    return bool(before) and statistics.median(before) > MAX_INNER_UNIT_WORDS
 
 
 def _numbers_on(member: _Candidate, inner_last: int, main_last: int | None) -> bool:
