@@ -240,6 +240,7 @@ def _drop_inner_restarts(members: list[_Candidate], above: list[int], words: _Wo
     while index < len(members):
         member = members[index]
         inside = main_last is not None and bool(kept) and not _between(above, kept[-1], member)
+        inner_last = inner_last if inside else None  # a BOOK heading ends the letters before it
         if inside and inner_last is not None and _numbers_on(member, inner_last, main_last):
             inner_last += 1
             index += 1
