@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from longread.documents.chapters import ChapterSpan, detect_chapters, spans_to_chapters, split_by_pattern
+from longread.documents.chapters.headings import format_number, to_roman
 from longread.errors import BadInputError, NoChaptersError
 from tests.helpers import GUTENBERG as CORPUS
 from tests.helpers import gutenberg_book
@@ -557,3 +558,179 @@ def test_a_listed_title_between_chapters_that_follow_each_other_is_a_section() -
         "CHAPTER I", "MINA'S JOURNAL", "CHAPTER II", "LUCY'S LETTER", between=LONG_PROSE
     )
     assert headings(text) == ["CHAPTER I", "CHAPTER II", "LUCY'S LETTER"]
+
+
+# ---------------------------------------------------------------------------
+# shapes of untuned novels (issue 18 §1)
+
+CHAPTER_PROSE = PROSE * 20  # a chapter's text: several hundred words
+VERSE = (
+    "Over the hill and over the sea the wind goes wandering, wandering free,\n"
+    "And the gulls cry after it, white and grey, over the water and far away;\n"
+    "And the boats come home when the tide is high, and the lamps are lit in the evening sky,\n"
+    "And the old man sits by the harbour wall and counts the sails, and names them all.\n"
+)
+
+
+def _roman(value: int) -> str:
+    return to_roman(value)
+
+
+def _books_of_chapters_of_sections(
+    per_book: tuple[int, ...],
+    *,
+    with_contents: bool,
+    chapter: str = "CHAPTER {}",
+    section: str = "roman-upper",
+) -> tuple[str, list[str], list[tuple[str, ...]]]:
+    """A novel laid out BOOK I / CHAPTER I / I, II …: chapter numbers start over in each BOOK and
+    every chapter is cut into numbered sections, its first one right under the chapter heading."""
+    pieces, expected, parts, contents = [], [], [], ["CONTENTS", ""]
+    for b, chapters in enumerate(per_book, 1):
+        book_heading = f"BOOK {_roman(b)}\n\nTHE {('FLIGHT', 'RETURN', 'HARVEST', 'WINTER')[b - 1]}"
+        contents += [f"BOOK {_roman(b)}", ""]
+        for c in range(1, chapters + 1):
+            sections = [format_number(s, section) for s in range(1, 3 + (b + c) % 3)]
+            heading = chapter.format(_roman(c))
+            contents.append(heading)
+            pieces.append(f"{book_heading}\n\n\n{heading}" if c == 1 else heading)
+            pieces[-1] += f"\n\n{sections[0]}"
+            pieces += sections[1:]
+            # After a CHAPTER keyword, the first section's number goes with the heading.
+            expected.append(f"{heading} {sections[0]}" if heading.startswith("CHAPTER") else heading)
+            parts.append((" ".join(book_heading.split()),) if c == 1 else ())
+        contents.append("")
+    front = "THE LONG ROAD\n\nA NOVEL\n\n\n\n" + ("\n".join(contents) + "\n\n\n\n" if with_contents else "")
+    return front + book(*pieces, between=CHAPTER_PROSE), expected, parts
+
+
+@pytest.mark.parametrize("with_contents", [True, False])
+@pytest.mark.parametrize(
+    ("chapter", "section"),
+    [("CHAPTER {}", "roman-upper"), ("CHAPTER {}.", "arabic"), ("{}.", "arabic")],
+)
+def test_chapters_inside_books_win_over_their_numbered_sections(
+    with_contents: bool, chapter: str, section: str
+) -> None:
+    text, expected, parts = _books_of_chapters_of_sections(
+        (5, 4, 6, 5), with_contents=with_contents, chapter=chapter, section=section
+    )
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == expected
+    assert [s.parts for s in spans] == parts
+    # The sections stay inside their chapter: chapter I of BOOK I holds its second and third sections.
+    first = text[spans[0].body_start : spans[0].body_end]
+    second, third = (format_number(n, section) for n in (2, 3))
+    assert f"\n\n{second}\n\n" in first and f"\n\n{third}\n\n" in first
+    assert chapter.format("II") not in first
+
+
+def _novel_with_inner_runs(
+    inner: dict[int, list[str]], chapters: int = 9, *, numbered_on: bool = False
+) -> tuple[str, list[str]]:
+    """A novel whose chapters are numbered "IV. THE TITLE"; inside the chapters named in ``inner``
+    stand short units numbered again from I (a poem's stanzas, letters), each with its title if any;
+    ``numbered_on``: the units of a later chapter go on with the numbers of the one before."""
+    pieces, expected = [], []
+    number = 0
+    for c in range(1, chapters + 1):
+        heading = f"{_roman(c)}. THE {('MORNING', 'NOON', 'EVENING')[c % 3]} OF THE {c}TH"
+        pieces.append(f"{heading}\n\n{CHAPTER_PROSE}")
+        expected.append(heading)
+        number = number if numbered_on else 0
+        for title in inner.get(c, []):
+            number += 1
+            pieces.append(f"{_roman(number)}.{'  ' + title if title else ''}\n\n{VERSE * 2}")
+    return "THE HARBOUR\n\n\n\n" + "\n\n\n".join(pieces), expected
+
+
+def test_numbered_verses_and_letters_inside_a_chapter_are_not_chapters() -> None:
+    stanzas = ["", "", "", "", ""]  # I. … V. inside chapter IV: … III, IV, I, II, III, IV, V, V …
+    letters = ["FROM MARGARET TO HER BROTHER", "HIS ANSWER", "THE LAST"]  # titled, inside chapter VII
+    text, expected = _novel_with_inner_runs({4: stanzas, 7: letters})
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == expected
+    fourth = text[spans[3].body_start : spans[3].body_end]
+    assert "\n\nV.\n\n" in fourth and "HIS ANSWER" in text[spans[6].body_start : spans[6].body_end]
+
+
+def test_letters_numbered_on_in_the_next_chapter_are_not_chapters() -> None:
+    # … III, IV, I, II, III, V, IV, V, VI …: letters I-III in chapter IV, IV-V in chapter V.
+    letters = {4: ["TO HIS MOTHER", "HER ANSWER", "TO HIS BROTHER"], 5: ["HIS BROTHER'S ANSWER", "THE LAST"]}
+    text, expected = _novel_with_inner_runs(letters, numbered_on=True)
+    assert headings(text) == expected
+
+
+def test_a_run_of_short_verses_as_long_as_the_chapters_before_is_inside_the_chapter() -> None:
+    # IV, then stanzas I-IV, then V: the V that follows could continue either; the verses are short.
+    text, expected = _novel_with_inner_runs({4: ["", "", "", ""]})
+    assert headings(text) == expected
+
+
+def test_short_verses_closing_the_last_chapter_are_inside_it() -> None:
+    text, expected = _novel_with_inner_runs({9: ["", "", "", ""]})
+    assert headings(text) == expected
+
+
+@pytest.mark.parametrize("between", [CHAPTER_PROSE, PROSE], ids=["long", "short"])
+def test_chapters_starting_over_without_a_part_heading_are_kept(between: str) -> None:
+    # I-III, then I-V with no heading above: a level not recognised, not verses (those are shorter than
+    # the chapters around them).
+    text = book("I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V.", between=between)
+    assert headings(text) == ["I.", "II.", "III.", "I.", "II.", "III.", "IV.", "V."]
+
+
+COMMA_TITLES = (
+    "THE ARRIVAL AT THE MILL",
+    "A WALK BY THE RIVER",
+    "WHAT THE SQUIRE SAID TO THE PARSON,",
+    "THE STORM",
+    "IN WHICH THE SQUIRE, HAVING LOST HIS WAY,\n      FINDS IT AGAIN",
+    "THE END OF IT",
+)
+
+
+def test_a_title_ending_with_a_comma_is_a_heading_where_the_contents_names_it() -> None:
+    heads = [f"{_roman(n)}.   {title}" for n, title in enumerate(COMMA_TITLES, 1)]
+    listed = [f"  {head.splitlines()[0]}{' ' * 6}{n * 17}" for n, head in enumerate(heads, 1)]
+    contents = "THE SQUIRE\n\n\n\nCONTENTS\n\n" + "\n".join(listed) + "\n\n\n\n"
+    text = contents + book(*heads, between=CHAPTER_PROSE)
+    spans = detect_chapters(text)
+    assert [s.heading for s in spans] == [" ".join(head.split()) for head in heads]
+    # The chapter after the one before is no longer merged into it.
+    assert "WHAT THE SQUIRE SAID" not in text[spans[1].body_start : spans[1].body_end]
+
+
+def test_a_numbered_line_ending_with_a_comma_that_no_contents_names_is_prose() -> None:
+    letter = "I.   THE HONOURABLE MEMBERS OF THE BOARD,\n\nGentlemen, I write to you in haste.\n\n"
+    text = book("I.", "II.", "III.", between=CHAPTER_PROSE + "\n" + letter + CHAPTER_PROSE)
+    assert headings(text) == ["I.", "II.", "III."]
+
+
+@needs_corpus
+def test_a_real_novel_regrouped_into_books_keeps_its_chapters_and_their_sections() -> None:
+    """Main Street (pg543) has CHAPTER I … XXXIX, most cut into sections I, II …; set in three BOOKs
+    (chapters 1-10, 11-24, 25-39, each book's last chapter ending in a section) with the chapter
+    numbers starting over in each, it still has its 39 chapters, the sections inside them."""
+    import re
+
+    from longread.documents.gutenberg import _strip_licence
+    from longread.files import read_text
+
+    path = gutenberg_book(543)
+    body = _strip_licence(read_text(path), path)[0]
+    original = spans_to_chapters(body, detect_chapters(body))
+    book_starts = (1, 11, 25)
+
+    def regroup(match: re.Match[str]) -> str:
+        value = next(v for v in range(1, 40) if to_roman(v) == match.group(1))
+        book = sum(value >= start for start in book_starts)
+        book_heading = f"BOOK {to_roman(book)}\n\n\n" if value in book_starts else ""
+        return f"{book_heading}CHAPTER {to_roman(value - book_starts[book - 1] + 1)}\n"
+
+    regrouped = re.sub(r"(?m)^CHAPTER ([IVXL]+)\n", regroup, body)
+    assert regrouped.count("\nBOOK ") == 3
+    chapters = spans_to_chapters(regrouped, detect_chapters(regrouped))
+    assert [c.text for c in chapters] == [c.text for c in original]
+    starts = {start - 1: f"BOOK {to_roman(n)}" for n, start in enumerate(book_starts, 1)}
+    assert [c.parts for c in chapters] == [(starts[i],) if i in starts else () for i in range(39)]

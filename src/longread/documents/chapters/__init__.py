@@ -32,8 +32,9 @@ from longread.documents.chapters.candidates import (
     MAX_TITLE_LINES,
 )
 from longread.documents.chapters.detect import HINT, SEARCHED_FOR, detect_chapters
+from longread.documents.chapters.lines import CONTENTS_END_BLANKS
 from longread.documents.chapters.spans import ChapterSpan, spans_to_chapters, split_by_pattern
-from longread.documents.chapters.units import CONTENTS_END_BLANKS, MIN_INNER_RUN, MIN_TITLED_UNIT_WORDS
+from longread.documents.chapters.units import MIN_INNER_RUN, MIN_TITLED_UNIT_WORDS
 
 __all__ = [
     "CONTENTS_END_BLANKS",

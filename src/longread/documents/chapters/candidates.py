@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 
 from longread.documents.chapters.headings import CHAPTER_KEYWORDS, HeadingLabel, blank_emphasis, parse_label
-from longread.documents.chapters.lines import _Lines, _paragraph_starts, _WordIndex
+from longread.documents.chapters.lines import _key, _Lines, _paragraph_starts, _WordIndex
 
 # A heading line longer than this is prose, not a heading.
 MAX_HEADING_LINE = 100
@@ -21,6 +21,9 @@ MAX_TITLE_CHARS = 200
 MAX_TITLE_LINES = 3
 # A title in sentence case ("In the garden") is accepted only this short.
 MAX_SHORT_TITLE_CHARS = 60
+# A title ending with a comma is a heading where the contents list names it; a name this short could
+# be found anywhere.
+MIN_LISTED_TITLE_CHARS = 8
 # Fewer words than this before the next heading: a contents entry, not a chapter.
 CONTENTS_ENTRY_WORDS = 20
 # Part headings may carry an epigraph or an argument before their first chapter, but not a whole text.
@@ -169,9 +172,29 @@ def _candidate_at(lines: _Lines, index: int) -> _Candidate | None:
         # sets out", a short line of its own with the number set off by a stop, is a heading.
         number_end = label.number.end if label.number is not None else len(first)
         set_off = first[number_end : number_end + 1] in (".", ":", "—", "–")
-        if not (bare and set_off and _single_line(lines, index) and _short_title(label.title)):
+        short = bare and set_off and _single_line(lines, index) and _short_title(label.title)
+        if not (short or _title_ending_in_a_comma(lines, index, label)):
             return None
     return _heading_from(lines, index, label)
+
+
+def _title_ending_in_a_comma(lines: _Lines, index: int, label: HeadingLabel) -> bool:
+    """A title after a bare number that ends with a comma ("XII.   THE TITLE OF IT,").
+
+    It is a heading when it goes on over the next lines of its paragraph ("IN WHICH THE SQUIRE,
+    HAVING LOST HIS WAY," / "FINDS IT AGAIN") or, standing alone, when the contents list
+    (under its "CONTENTS" heading) names it; a line of prose ending with a comma does neither.
+    """
+    title = label.title
+    if label.kind != "chapter" or label.keyword or title.rstrip()[-1:] not in (",", ";"):
+        return False
+    end = lines.paragraph_end(index)
+    if end > index + 1:
+        rest = " ".join(line.strip() for line in lines.lines[index + 1 : end])
+        return end - index <= MAX_TITLE_LINES and _starts_title(f"{title} {rest}")
+    core = title.rstrip(" ,;")
+    key = _key(core)
+    return _starts_title(core) and len(key) >= MIN_LISTED_TITLE_CHARS and lines.listed_before(index, key)
 
 
 def _heading_from(

@@ -91,7 +91,9 @@ def detect_chapters(text: str, *, source: str = "<text>") -> list[ChapterSpan]:
         dominant = schemes[0]
         chapters = dominant.chapters + _secondary(dominant, schemes[1:])
         chapters.sort(key=lambda c: c.heading_start)
-        chapters = sorted(chapters + _inner_runs(candidates, chapters, words), key=lambda c: c.heading_start)
+        chapters = sorted(
+            chapters + _inner_runs(candidates, chapters, words, dominant.name), key=lambda c: c.heading_start
+        )
         front_end = bisect.bisect_right(lines.starts, chapters[0].heading_start) - 1
     else:
         front_end = len(lines.lines) // 5  # where a contents list may stand

@@ -1,7 +1,10 @@
 """Choosing the heading scheme: group chapter candidates by scheme, drop contents lists and outliers, rank.
 
 Sequential numbering is the strongest evidence for a scheme; a numbering that starts
-over inside another scheme's chapters is a section level. Other keyword runs wholly
+over inside another scheme's chapters is a section level, unless BOOK / PART / VOLUME
+headings start it over (then it is the chapters, and the other scheme their sections). A
+run going back to 1 inside a scheme with no such heading above it (verses, letters) is
+dropped when the running numbering resumes after it. Other keyword runs wholly
 before or after the dominant one (Letters 1-4, then Chapters) join it, and a prologue
 before the first chapter or an epilogue after the last is kept when it has a text.
 """
@@ -10,11 +13,14 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import statistics
 from dataclasses import dataclass
 
 from longread.documents.chapters.candidates import CONTENTS_ENTRY_WORDS, _Candidate
 from longread.documents.chapters.lines import _WordIndex
 
+# A numbered verse or letter inside a chapter is at most this long (a chapter is longer).
+MAX_INNER_UNIT_WORDS = 500
 _LATE_SPECIALS = ("epilogue", "conclusion", "finale", "afterword", "postscript")
 
 
@@ -101,11 +107,14 @@ class _Scheme:
         return (self.sequential, 0 if self.name.startswith("bare-") else 1, len(self.chapters))
 
 
-def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordIndex) -> bool:
+def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordIndex, above: list[int]) -> bool:
     """Whether ``inner`` numbers sections inside ``outer``'s chapters: it starts over at each of them.
 
     Not when each restart comes right under an outer heading with no text of its own
     ("II" / "CHAPTER I"): then the outer headings are parts and ``inner`` the chapters.
+    A restart under a BOOK / PART / VOLUME heading (at ``above``) is explained by
+    that level, not by ``outer``: "BOOK II" / "CHAPTER I" starts the chapters over even
+    when the last section of BOOK I stands between.
     """
     outer_starts = [c.heading_start for c in outer]
     restarts = 0
@@ -113,6 +122,8 @@ def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordInd
     right_under = 0
     for previous, current in itertools.pairwise(inner):
         if previous.value is None or current.value is None or current.value > previous.value:
+            continue
+        if _between(above, previous, current):
             continue
         restarts += 1
         last_outer = bisect.bisect_left(outer_starts, current.heading_start) - 1
@@ -122,7 +133,128 @@ def _nested_in(inner: list[_Candidate], outer: list[_Candidate], words: _WordInd
             heading = outer[last_outer]
             right_under += words.between(heading.body_start, current.heading_start) < CONTENTS_ENTRY_WORDS
     nested = restarts >= 2 and at_outer * 10 >= restarts * 7
-    return nested and right_under * 10 < restarts * 7
+    return nested and (right_under * 10 < restarts * 7 or _starts_over_under_parts(outer, above))
+
+
+def _starts_over_under_parts(members: list[_Candidate], above: list[int]) -> bool:
+    """Whether a numbering starts over, and only ever under a BOOK / PART / VOLUME heading: then it is
+    the chapter level of "BOOK I" / "I." / "1", and a number right under each of its headings
+    numbers the chapter's first section."""
+    restarts = [
+        (previous, current)
+        for previous, current in itertools.pairwise(members)
+        if previous.value is not None and current.value is not None and current.value <= previous.value
+    ]
+    return bool(restarts) and all(_between(above, previous, current) for previous, current in restarts)
+
+
+def _levels_above(candidates: list[_Candidate]) -> list[int]:
+    """Where a level above the chapters starts: BOOK / PART / VOLUME headings, and a number standing
+    alone with no text of its own right above a CHAPTER that starts the numbering over ("II" /
+    "CHAPTER I"; above a bare "1" it may as well be a chapter whose first section follows)."""
+    starts = []
+    for index, candidate in enumerate(candidates):
+        label = candidate.label
+        following = candidates[index + 1] if index + 1 < len(candidates) else None
+        bare_part = (
+            label.kind == "chapter"
+            and not label.keyword
+            and not label.title
+            and candidate.tiny
+            and following is not None
+            and bool(following.label.keyword)
+            and following.value == 1
+        )
+        if label.kind == "part" or bare_part:
+            starts.append(candidate.heading_start)
+    return starts
+
+
+def _between(starts: list[int], after: _Candidate, before: _Candidate) -> bool:
+    """Whether one of ``starts`` lies between two headings."""
+    return bisect.bisect_left(starts, before.heading_start) > bisect.bisect_right(starts, after.heading_start)
+
+
+def _resumption(members: list[_Candidate], start: int, main_last: int, words: _WordIndex) -> int | None:
+    """Where the running numbering resumes after a run that went back to 1 at ``start``, or None.
+
+    The run counts on from 1 (I, II, III); the numbering resumes at the last heading that
+    continues the one before the run (… IV, I, II, III, V). When that number would also
+    continue the run (… IV, I, II, III, IV, V), the run is taken for sections only if each of
+    its units is short, as verses or letters are, and the chapters before it are not; otherwise
+    it is more likely a level whose heading was not recognised (a part starting the chapters
+    over). A run that goes on to the last heading closes the last chapter (returns
+    ``len(members)``) on the same terms.
+    """
+    inner_last = 1
+    found = None
+    for index in range(start + 1, len(members)):
+        value = members[index].value
+        if value is None:
+            break
+        if value == main_last + 1 and (
+            value != inner_last + 1 or _short_among_long(members, start, index, words)
+        ):
+            found = index
+        if value != inner_last + 1:
+            break
+        inner_last = value
+    else:
+        if len(members) - start >= 2 and _short_among_long(members, start, len(members), words):
+            return len(members)
+    return found
+
+
+def _unit_words(members: list[_Candidate], index: int, words: _WordIndex) -> int:
+    """Words from a heading's body to the next member (or the end of the text)."""
+    end = members[index + 1].heading_start if index + 1 < len(members) else words.end
+    return words.between(members[index].body_start, end)
+
+
+def _short_among_long(members: list[_Candidate], start: int, end: int, words: _WordIndex) -> bool:
+    """Whether every unit from ``members[start]`` up to ``members[end]`` is short (a verse, a letter)
+    while the chapters before them are longer (by their median)."""
+    if any(_unit_words(members, i, words) > MAX_INNER_UNIT_WORDS for i in range(start, end)):
+        return False
+    before = [_unit_words(members, i, words) for i in range(start)]
+    return bool(before) and statistics.median(before) > MAX_INNER_UNIT_WORDS
+
+
+def _numbers_on(member: _Candidate, inner_last: int, main_last: int | None) -> bool:
+    """Whether a heading goes on with a dropped run's numbers (letters IV, V in the chapter after the
+    one that held I-III) rather than with the chapters'."""
+    return member.value == inner_last + 1 and (main_last is None or member.value != main_last + 1)
+
+
+def _drop_inner_restarts(members: list[_Candidate], above: list[int], words: _WordIndex) -> list[_Candidate]:
+    """Drop runs that go back to 1 inside a chapter: numbered verses or letters (… III, IV, I, II, III,
+    V …). A run going back to 1 under a BOOK / PART / VOLUME heading starts the chapters over;
+    one without such a heading is not a chapter level when the running numbering resumes after it
+    (or, short, it closes the last chapter). Letters numbered on in a later chapter (… V, IV, V,
+    VI …) continue the run, not the chapters.
+    """
+    kept: list[_Candidate] = []
+    main_last: int | None = None
+    inner_last: int | None = None  # the last number of the runs dropped so far
+    index = 0
+    while index < len(members):
+        member = members[index]
+        inside = main_last is not None and bool(kept) and not _between(above, kept[-1], member)
+        inner_last = inner_last if inside else None  # a BOOK heading ends the letters before it
+        if inside and inner_last is not None and _numbers_on(member, inner_last, main_last):
+            inner_last += 1
+            index += 1
+            continue
+        if inside and member.value == 1 and main_last is not None:
+            resumes = _resumption(members, index, main_last, words)
+            if resumes is not None:
+                inner_last = members[resumes - 1].value
+                index = resumes
+                continue
+        kept.append(member)
+        main_last = member.value if member.value is not None else main_last
+        index += 1
+    return kept
 
 
 def _last_unnumbered(members: list[_Candidate]) -> list[_Candidate]:
@@ -137,17 +269,18 @@ def _schemes(candidates: list[_Candidate], words: _WordIndex) -> list[_Scheme]:
     for candidate in candidates:
         if candidate.label.kind == "chapter":
             by_name.setdefault(candidate.scheme, []).append(candidate)
+    above = _levels_above(candidates)
     schemes = []
     for name, members in by_name.items():
         kept, dropped = _drop_contents(_last_unnumbered(members), words)
-        kept = _drop_outliers(kept)
+        kept = _drop_outliers(_drop_inner_restarts(kept, above, words))
         schemes.append(_Scheme(name, kept, _sequential_count(kept), dropped))
     # A numbering that restarts inside another scheme's chapters is a section level, not chapters.
     schemes = [
         scheme
         for scheme in schemes
         if not any(
-            other is not scheme and other.valid and _nested_in(scheme.chapters, other.chapters, words)
+            other is not scheme and other.valid and _nested_in(scheme.chapters, other.chapters, words, above)
             for other in schemes
         )
     ]

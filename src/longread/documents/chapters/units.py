@@ -22,49 +22,28 @@ from longread.documents.chapters.candidates import (
     _with_words_after,
 )
 from longread.documents.chapters.headings import HeadingLabel, blank_emphasis, parse_label
-from longread.documents.chapters.lines import _Lines, _paragraph_starts, _WordIndex
+from longread.documents.chapters.lines import (
+    _NOT_STORY,
+    _contents_lines,
+    _key,
+    _Lines,
+    _paragraph_starts,
+    _WordIndex,
+)
 
 # An un-numbered titled unit (a story, a narrative) has at least this many words; fewer is an epigraph.
 MIN_TITLED_UNIT_WORDS = 150
 # A run of numbered units between two chapters ("1. THE NARRATIVE OF …") needs this many members.
 MIN_INNER_RUN = 3
-_CONTENTS_HEADING = re.compile(r"^\s*(?:table of\s+)?contents\b[\s.:]*$", re.IGNORECASE)
-# This many blank lines in a row end a contents list.
-CONTENTS_END_BLANKS = 4
 # A contents entry's page number and its leader: "Beyond the Bayou ........ 123".
 _PAGE_NUMBER = re.compile(r"(?:\s*[.·…_]{2,}\s*|\s{2,}|\s*[.·…]\s+)(?:\d{1,4}|[ivxlc]{1,7})\s*$")
 _QUOTES = "\"'“‘«"
-# Lines a contents list names that are not units of the story.
-_NOT_STORY = re.compile(
-    r"^(?:the\s+)?(?:author'?s\s+|translator'?s\s+)?(?:preface|introduction|contents|table of contents|"
-    r"appendix|notes?\b|footnotes|glossary|index|dedication|illustrations|list of|transcriber|the end|"
-    r"finis|errata|advertisement|bibliography|acknowledg|foreword|by\s)",
-    re.IGNORECASE,
-)
-
-
-def _key(line: str) -> str:
-    return "".join(ch for ch in line.lower() if ch.isalnum())
 
 
 @dataclass(frozen=True)
 class _Entry:
     line: int  # where the entry is first written (in the contents list)
     words: int
-
-
-def _contents_lines(lines: _Lines, end_line: int) -> range:
-    """The lines of the contents list before ``end_line``: from its "CONTENTS" heading to the next
-    front-matter heading (illustrations, preface …) or a wide gap of blank lines."""
-    end_line = min(end_line, len(lines.lines))
-    start = next((i for i in range(end_line) if _CONTENTS_HEADING.match(lines.lines[i])), end_line)
-    blanks = 0
-    for index in range(start + 1, end_line):
-        line = lines.lines[index].strip()
-        blanks = blanks + 1 if not line else 0
-        if blanks >= CONTENTS_END_BLANKS or (line and _NOT_STORY.match(blank_emphasis(line).strip())):
-            return range(start + 1, index)
-    return range(start + 1, end_line)
 
 
 def _listed_entries(lines: _Lines, end_line: int) -> dict[str, _Entry]:
@@ -183,16 +162,19 @@ def _continues(before: _Candidate, after: _Candidate) -> bool:
 
 
 def _inner_runs(
-    candidates: list[_Candidate], chapters: list[_Candidate], words: _WordIndex
+    candidates: list[_Candidate], chapters: list[_Candidate], words: _WordIndex, scheme: str
 ) -> list[_Candidate]:
     """A titled numbered run of units filling one gap between two chapters ("1. THE NARRATIVE OF …",
-    "2. …"). Runs in many gaps are sections of the chapters, not units."""
+    "2. …"). Runs in many gaps are sections of the chapters, not units; so is a run numbered like
+    the chapters (``scheme``), which going back to 1 breaks their sequence (letters inside one)."""
     chosen = {id(c) for c in chapters}
     starts = [c.heading_start for c in chapters]
     by_gap: dict[tuple[int, str], list[_Candidate]] = {}
     for candidate in candidates:
         label = candidate.label
         if label.kind != "chapter" or id(candidate) in chosen or not label.title or candidate.value is None:
+            continue
+        if candidate.scheme == scheme:
             continue
         gap = bisect.bisect_right(starts, candidate.heading_start)
         if 0 < gap < len(starts):
