@@ -23,7 +23,7 @@ def train_and_export(
 
     The last epoch by default: a few dozen validation instances are too few to pick an epoch by.
     """
-    from longread.models.registry import set_threads
+    from longread.models.threads import set_threads
 
     set_threads(threads)
     started = time.perf_counter()
