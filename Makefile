@@ -68,6 +68,7 @@ demo-narrativexl: install
 lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy

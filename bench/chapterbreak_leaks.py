@@ -29,7 +29,7 @@ from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart,
 from longread.benchmarks.chapterbreak.leaks import RULES, LeakTally, binomial_margin, tally
 from longread.benchmarks.chapterbreak.pipeline import collect_pool
 from longread.documents.book import Book
-from longread.documents.corpus import map_books
+from longread.documents.corpus import LocalProcesses, map_books
 from longread.documents.reader import ReadOptions
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "gutenberg"
@@ -66,9 +66,9 @@ def run_variant(books: list[Path], options: BuildOptions, workers: int) -> Varia
     result = VariantTally()
     pool: tuple[CandidateStart, ...] = ()
     if options.negatives_from == "out-of-book":
-        pool = collect_pool(list(books), options, ReadOptions(), workers)
+        pool = collect_pool(list(books), options, ReadOptions(), LocalProcesses(workers))
     per_book = functools.partial(tally_book, options=options, pool=pool)
-    for outcome in map_books(list(books), per_book, workers=workers):
+    for outcome in map_books(list(books), per_book, mapper=LocalProcesses(workers)):
         result.books_read += 1
         if outcome.result is None:
             result.per_book.append(0)

@@ -28,11 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.models.style_pairs.authors import split_authors, style_records
 
 from longread.benchmarks.muld.records import write_records
+from longread.benchmarks.muld.style_training import read_style_documents, train_style_pairs
 from longread.models.style_pairs.backend import StylePairBackend, load_style_backend
-from longread.models.style_pairs.documents import read_style_documents
 from longread.models.style_pairs.requests import PairScoreRequest
 from longread.models.style_pairs.scoring import pan_change_f1
-from longread.models.style_pairs.train import train_style_pairs
 
 
 def evaluate(backend: StylePairBackend, test_file: Path) -> tuple[float, float, float, float]:

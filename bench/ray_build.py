@@ -49,6 +49,7 @@ def main() -> None:
     from longread.benchmarks.chapterbreak.build import BuildOptions
     from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
     from longread.documents.corpus import map_books
+    from longread.scaleout.ray_books import RayMapper
     from longread.scaleout.ray_options import RayOptions
     from longread.scaleout.ray_session import ray_session
 
@@ -76,10 +77,10 @@ def main() -> None:
         on_ray = timed("ray-2-workers", on=ray)
         same = (out / "ray-2-workers.jsonl").read_bytes() == (out / "one-process.jsonl").read_bytes()
         started = time.monotonic()
-        list(map_books(books, nothing, ray=ray))
+        list(map_books(books, nothing, mapper=RayMapper(ray)))
         ray_nothing = time.monotonic() - started
     started = time.monotonic()
-    list(map_books(books, nothing, workers=1))
+    list(map_books(books, nothing))
     direct_nothing = time.monotonic() - started
     print(f"  (+ {ray_start:.1f} s to start Ray); Ray output bytes equal the one-process file: {same}")
     print(f"  speed-up over one process: 2 processes x{one / pool:.2f}, Ray 2 workers x{one / on_ray:.2f}")

@@ -51,7 +51,7 @@ def main() -> None:
     from longread.models import LoglikelihoodRequest, load_backend
     from longread.models.hf.backend import HFBackend
     from longread.models.hf.loading import gguf_cache_folder, smollm2_gguf_path
-    from longread.models.registry import set_threads
+    from longread.models.threads import set_threads
     from shared_prefix import build_instances  # the same instances as bench/shared_prefix.py
 
     threads = set_threads(args.threads)

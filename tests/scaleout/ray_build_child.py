@@ -38,6 +38,7 @@ from longread.benchmarks.chapterbreak.build import BuildOptions
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.documents.book import Book
 from longread.documents.corpus import iter_books, map_books
+from longread.scaleout.ray_books import RayMapper
 from longread.scaleout.ray_options import RayOptions
 from longread.scaleout.ray_session import ray_session
 
@@ -121,7 +122,7 @@ def killed(books: list[Path], out: Path, report: dict[str, Any]) -> None:
 def twice(books: list[Path], report: dict[str, Any]) -> None:
     victim = next(book.id for book in iter_books([books[1]]) if isinstance(book, Book))
     per_book = functools.partial(dies_on, victim=victim)
-    outcomes = list(map_books(books, per_book, ray=RAY))
+    outcomes = list(map_books(books, per_book, mapper=RayMapper(RAY)))
     report["twice_victim"] = victim
     report["twice"] = [
         {
@@ -224,7 +225,8 @@ def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
     os.environ["RAY_memory_monitor_refresh_ms"] = "100"  # noqa: SIM112
     victim = next(book.id for book in iter_books([books[2]]) if isinstance(book, Book))
     with ray_session(None, 2):
-        outcomes = list(map_books(books, functools.partial(hogs_memory_on, victim=victim), ray=RAY))
+        per_book = functools.partial(hogs_memory_on, victim=victim)
+        outcomes = list(map_books(books, per_book, mapper=RayMapper(RAY)))
     report["oom_victim"] = victim
     report["oom"] = [
         {"label": Path(o.label).name, "result": o.result, "error": str(o.error) if o.error else None}

@@ -232,6 +232,7 @@ def train_suffixlm_command(
     cache_dir: Annotated[Path | None, typer.Option(help="Segment-vector cache folder.")] = None,
 ) -> None:
     """Train SuffixLM (contrastive, in-batch negatives); resumes from OUT/last.pt; writes OUT/suffixlm.pt."""
+    from longread.benchmarks.chapterbreak.suffixlm import validation_questions
     from longread.models.suffixlm.config import ModelConfig
     from longread.models.suffixlm.run import make_config, train_and_export
 
@@ -263,7 +264,7 @@ def train_suffixlm_command(
         device=device,
         cache_dir=str(cache_dir) if cache_dir else None,
     )
-    train_and_export(config, threads=threads)
+    train_and_export(config, validation_questions, threads=threads)
 
 
 def main() -> None:

@@ -260,7 +260,7 @@ def register(build_app: typer.Typer, train_app: typer.Typer, convert_app: typer.
         seed: Annotated[int, typer.Option(help="Seed of the extra pairs and the classifier.")] = 0,
     ) -> None:
         """Train the same-author pair classifier of the style-change baseline (then --model style:OUT)."""
-        from longread.models.style_pairs.train import train_style_pairs
+        from longread.benchmarks.muld.style_training import train_style_pairs
 
         try:
             summary = train_style_pairs(data, features, out, seed, validation_file=validation)

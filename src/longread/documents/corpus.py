@@ -2,7 +2,10 @@
 
 Work is handed out one source at a time and results come back in input order
 (``imap``), so output is deterministic whatever the number of workers, and memory
-holds only the sources in flight, never the corpus.
+holds only the sources in flight, never the corpus. Who runs the work is a
+:class:`SourceMapper` handed in: processes of this machine by default
+(:class:`LocalProcesses`); a caller higher up may hand in another (Ray tasks:
+``longread.scaleout.ray_books.RayMapper``), and this module never knows it.
 """
 
 from __future__ import annotations
@@ -12,15 +15,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from longread.documents.book import Book
 from longread.documents.reader import ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
-
-if TYPE_CHECKING:
-    from longread.scaleout.ray_options import RayOptions
 
 T = TypeVar("T")
 
@@ -77,46 +77,61 @@ def _unexpected(source: Source, exc: Exception) -> BadInputError:
     )
 
 
+class SourceMapper(Protocol):
+    """Runs ``job`` on every book source and yields its outcome lists in input order.
+
+    ``job`` is picklable (it may run in another process or on another machine); an implementation
+    may add notes to an outcome (a worker that died and was replaced) but never drops a source.
+    """
+
+    def __call__(
+        self, job: Callable[[Source], list[BookOutcome[T]]], sources: Iterable[Source]
+    ) -> Iterator[list[BookOutcome[T]]]: ...
+
+
+@dataclass(frozen=True)
+class LocalProcesses:
+    """A :class:`SourceMapper` on this machine: ``workers`` processes (1: in this process)."""
+
+    workers: int = 1
+
+    def __call__(
+        self, job: Callable[[Source], list[BookOutcome[T]]], sources: Iterable[Source]
+    ) -> Iterator[list[BookOutcome[T]]]:
+        if self.workers <= 1:
+            for source in sources:
+                yield job(source)
+            return
+        # Each worker runs one tokenizer thread: the parallelism is across books.
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with context.Pool(processes=self.workers) as pool:
+            yield from pool.imap(job, sources, chunksize=1)
+
+
 def map_books(
     paths: Iterable[str | Path],
     per_book: Callable[[Book], T],
     *,
     options: ReadOptions = ReadOptions(),
-    workers: int = 1,
-    ray: RayOptions | None = None,
+    mapper: SourceMapper = LocalProcesses(),
 ) -> Iterator[BookOutcome[T]]:
     """Apply ``per_book`` to every book under ``paths``; one outcome per book, in input order.
 
-    ``per_book`` runs in the worker processes (it must be picklable: a module-level
+    ``per_book`` runs where ``mapper`` runs the work (it must be picklable: a module-level
     function or a ``functools.partial`` of one); a ``BadInputError`` it raises
-    skips that book only. With ``ray`` each book source is a Ray task instead
-    (:mod:`longread.scaleout.ray_books`); the outcomes are the same.
+    skips that book only. Whichever mapper runs it, the outcomes are the same.
     """
     job: _Job[T] = _Job(per_book, options)
-    sources = iter_sources(paths)
-    if ray is not None:
-        from longread.scaleout.ray_books import map_sources_on_ray
-
-        for outcomes in map_sources_on_ray(job, sources, ray):
-            yield from outcomes
-        return
-    if workers <= 1:
-        for source in sources:
-            yield from job(source)
-        return
-    # Each worker runs one tokenizer thread: the parallelism is across books.
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with context.Pool(processes=workers) as pool:
-        for outcomes in pool.imap(job, sources, chunksize=1):
-            yield from outcomes
+    for outcomes in mapper(job, iter_sources(paths)):
+        yield from outcomes
 
 
 def iter_books(
     paths: Iterable[str | Path], *, options: ReadOptions = ReadOptions(), workers: int = 1
 ) -> Iterator[Book | BadInputError]:
     """Every book under ``paths`` (files, folders, tar/zip archives), or the error that skipped it."""
-    for outcome in map_books(paths, _identity, options=options, workers=workers):
+    for outcome in map_books(paths, _identity, options=options, mapper=LocalProcesses(workers)):
         if outcome.error is not None:
             yield outcome.error
         elif outcome.result is not None:

@@ -9,7 +9,6 @@ for tests). More kinds (a served, OpenAI-compatible model) register with
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Literal, cast
 
 from longread.models.errors import ModelSpecError
 from longread.models.requests import Backend, Ranker
+from longread.models.threads import set_threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,28 +138,6 @@ def _suffixlm(spec: str, rest: str, options: BackendOptions) -> Ranker:
 register_backend(
     "suffixlm", _suffixlm, "suffixlm | suffixlm:PATH — SuffixLM ranker: the shipped checkpoint, or another"
 )
-
-
-def default_threads() -> int:
-    """All CPUs this process may use; ``$LONGREAD_THREADS`` overrides.
-
-    Deliberately not adapted to the current load: the thread count can change the
-    last bits of float sums, and a resumed run must score like an uninterrupted
-    one. On a busy shared machine pass ``--threads 1`` (measured here: 2 threads
-    beside one busy process ran a forward ~3x slower than 1 thread).
-    """
-    env = os.environ.get("LONGREAD_THREADS")
-    if env:
-        return max(1, int(env))
-    return len(os.sched_getaffinity(0))
-
-
-def set_threads(threads: int | None) -> int:
-    import torch
-
-    chosen = threads if threads is not None else default_threads()
-    torch.set_num_threads(max(1, chosen))
-    return torch.get_num_threads()
 
 
 def load_backend(

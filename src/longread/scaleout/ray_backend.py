@@ -118,7 +118,7 @@ class RayBackend:
         options = dict(load_options or {})
         threads = options.pop("threads", None)
         if threads is None:
-            from longread.models.registry import default_threads
+            from longread.models.threads import default_threads
 
             threads = default_threads()
         gpu = str(options.get("device", "cpu")).startswith("cuda")

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
+from longread.documents.corpus import BookOutcome
 from longread.documents.sources import Source
 from longread.errors import BadInputError
 from longread.scaleout.ray_options import RayOptions
@@ -33,19 +34,31 @@ from longread.scaleout.ray_session import death_cause, death_errors, ray_session
 
 IN_FLIGHT_PER_CPU = 2
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RayMapper:
+    """A ``longread.documents.corpus.SourceMapper`` whose workers are Ray tasks (what ``map_books`` and
+    the builds take as ``mapper`` for ``--ray``)."""
+
+    options: RayOptions
+
+    def __call__(
+        self, job: Callable[[Source], list[BookOutcome[T]]], sources: Iterable[Source]
+    ) -> Iterator[list[BookOutcome[T]]]:
+        return map_sources_on_ray(job, sources, self.options)
+
 
 def map_sources_on_ray(
-    job: Callable[[Source], list[Any]],
+    job: Callable[[Source], list[BookOutcome[T]]],
     sources: Iterable[Source],
     options: RayOptions,
-) -> Iterator[list[Any]]:
+) -> Iterator[list[BookOutcome[T]]]:
     """``job(source)`` for every source, run as Ray tasks; the lists come back in input order.
 
-    ``job`` returns ``longread.documents.corpus.BookOutcome`` lists; a source whose worker died twice
-    gives one outcome that skips it with the cause.
+    A source whose worker died twice gives one outcome that skips it with the cause.
     """
-    from longread.documents.corpus import BookOutcome
-
     with ray_session(options.address, options.workers or 2) as ray:
         task = ray.remote(_run_job).options(num_cpus=1, max_retries=0)
         job_ref = ray.put(job)
@@ -65,7 +78,7 @@ def map_sources_on_ray(
                 return
             source, ref = in_flight.popleft()
             notes: list[str] = []
-            outcomes: list[Any] | None = None
+            outcomes: list[BookOutcome[T]] | None = None
             for attempt in range(2):
                 try:
                     outcomes = list(ray.get(ref))

@@ -19,6 +19,7 @@ import torch
 from sklearn.metrics import f1_score, roc_auc_score
 
 from longread.benchmarks.muld.records import MuldRecord, write_records
+from longread.benchmarks.muld.style_training import read_style_documents, train_style_pairs
 from longread.benchmarks.muld.tasks.style import paragraphs_of
 from longread.errors import BadInputError
 from longread.metrics.style_change import style_change_f1
@@ -26,12 +27,12 @@ from longread.models.errors import ModelSpecError
 from longread.models.style_pairs import PAIR_SCORES, PairScoreRequest, PairScoreResult
 from longread.models.style_pairs.backend import StylePairBackend, load_style_backend, style_backend
 from longread.models.style_pairs.classifier import load_model
-from longread.models.style_pairs.documents import read_style_documents, split_paragraphs
+from longread.models.style_pairs.documents import split_paragraphs
 from longread.models.style_pairs.features_minilm import MAX_PIECE_TOKENS, MiniLMFeatures
 from longread.models.style_pairs.features_stylometric import feature_names, paragraph_features
 from longread.models.style_pairs.featurizer import Featurizer
 from longread.models.style_pairs.scoring import best_threshold, pan_change_f1
-from longread.models.style_pairs.train import fit_model, train_style_pairs
+from longread.models.style_pairs.train import fit_model
 from tests.helpers import gutenberg_book, needs_shared
 from tests.models.style_pairs.authors import book_paragraphs, split_authors, style_records
 

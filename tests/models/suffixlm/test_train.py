@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from longread.benchmarks.chapterbreak.suffixlm import validation_questions
 from longread.models.registry import load_backend
 from longread.models.requests import RANKER_CAPABILITIES, Ranker, RankRequest
 from longread.models.suffixlm.checkpoint import export
@@ -30,7 +31,7 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
 def trained(books: tuple[Path, list[Path]]) -> Path:
     root, paths = books
     out = root / "run-a"
-    train(tiny_config(root, paths, out, variant="C"), _quiet)
+    train(tiny_config(root, paths, out, variant="C"), validation_questions, _quiet)
     return out
 
 
@@ -53,7 +54,7 @@ def test_second_run_encodes_nothing_and_same_seed_same_weights(
 ) -> None:
     root, paths = books
     logs: list[str] = []
-    train(tiny_config(root, paths, root / "run-b", variant="C"), logs.append)
+    train(tiny_config(root, paths, root / "run-b", variant="C"), validation_questions, logs.append)
     assert "segments encoded now: 0 (the rest came from the cache)" in logs
     a, b = _model_state(trained / CHECKPOINT), _model_state(root / "run-b" / CHECKPOINT)
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -72,10 +73,10 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(
     config = tiny_config(root, paths, out, variant="C")
     reference = trained  # the same configuration, never interrupted
     with pytest.raises(Killed):
-        train(config, die_mid_epoch_two)
+        train(config, validation_questions, die_mid_epoch_two)
     assert torch.load(out / CHECKPOINT, weights_only=False)["epoch"] == 1
     logs: list[str] = []
-    train(config, logs.append)
+    train(config, validation_questions, logs.append)
     assert any(m.startswith("resumed from") for m in logs)
     a, b = _model_state(reference / CHECKPOINT), _model_state(out / CHECKPOINT)
     assert all(torch.equal(a[k], b[k]) for k in a)

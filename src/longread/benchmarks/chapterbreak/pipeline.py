@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book, pool_entries
-from longread.documents.corpus import map_books
+from longread.documents.corpus import LocalProcesses, SourceMapper, map_books
 from longread.documents.reader import ReadOptions
 from longread.errors import LongreadError
 from longread.files import atomic_writer
 from longread.progress import Progress
+from longread.scaleout.ray_books import RayMapper
 from longread.scaleout.ray_options import RayOptions
+from longread.scaleout.ray_session import ray_session
 
 # Out-of-book negatives are drawn from a seeded reservoir of at most this many chapter starts.
 DEFAULT_POOL_SIZE = 20_000
@@ -72,16 +74,15 @@ def collect_pool(
     inputs: Iterable[str | Path],
     options: BuildOptions,
     read_options: ReadOptions,
-    workers: int,
+    mapper: SourceMapper,
     pool_size: int = DEFAULT_POOL_SIZE,
-    ray: RayOptions | None = None,
 ) -> tuple[CandidateStart, ...]:
     """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds)."""
     rng = random.Random(f"longread/chapterbreak/pool/{options.seed}")
     reservoir: list[CandidateStart] = []
     seen = 0
     per_book = functools.partial(pool_entries, options=options)
-    for outcome in map_books(inputs, per_book, options=read_options, workers=workers, ray=ray):
+    for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper):
         for entry in outcome.result or []:
             seen += 1
             if len(reservoir) < pool_size:
@@ -114,11 +115,12 @@ def build_chapterbreak(
     started = time.perf_counter()
     report = BuildReport(out=Path(out))
     pool: tuple[CandidateStart, ...] = ()
+    mapper: SourceMapper = LocalProcesses(workers) if ray is None else RayMapper(ray)
     with _ray_for_build(ray):
         if options.negatives_from == "out-of-book":
-            pool = collect_pool(inputs, options, read_options, workers, ray=ray)
+            pool = collect_pool(inputs, options, read_options, mapper)
         per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
-        _write_instances(inputs, out, per_book, report, read_options, workers, strict, show_progress, ray)
+        _write_instances(inputs, out, per_book, report, read_options, mapper, strict, show_progress)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -129,8 +131,6 @@ def _ray_for_build(ray: RayOptions | None) -> Iterator[Any]:
     if ray is None:
         yield None
         return
-    from longread.scaleout.ray_session import ray_session
-
     with ray_session(ray.address, ray.workers or 2) as session:
         yield session
 
@@ -141,10 +141,9 @@ def _write_instances(
     per_book: functools.partial[Any],
     report: BuildReport,
     read_options: ReadOptions,
-    workers: int,
+    mapper: SourceMapper,
     strict: bool,
     show_progress: bool,
-    ray: RayOptions | None,
 ) -> None:
     with (
         atomic_writer(out) as fh,
@@ -155,7 +154,7 @@ def _write_instances(
             enabled=show_progress,
         ) as progress,
     ):
-        for outcome in map_books(inputs, per_book, options=read_options, workers=workers, ray=ray):
+        for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper):
             report.books_read += 1
             report.worker_notes += [f"{outcome.label}: {note}" for note in outcome.notes]
             if outcome.error is not None:

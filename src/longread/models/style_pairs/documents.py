@@ -1,15 +1,13 @@
-"""Style-change documents as MuLD stores them, read for training and threshold picking.
+"""Style-change documents, what the classifier trains and picks its threshold on: paragraphs and PAN truth.
 
-A record's ``input`` is the paragraphs joined by ``"\\n"`` (the PAN layout: one
-paragraph per line; blank lines are not paragraphs, as the style-change task reads
-them). ``output[0]`` is the PAN truth as a JSON string: ``authors`` (distinct authors, ≥ 1), ``changes``
-(one 0/1 per adjacent paragraph pair, 1 = the author changes) and, from PAN 2021
-on, ``paragraph-authors`` (one author number per paragraph). The truth must match
-its problem: as many changes as paragraph pairs, as many paragraph authors as
-paragraphs, ``changes[i] == (author[i] != author[i + 1])`` and ``authors`` equal to
-the number of distinct paragraph authors. A record that breaks a rule is a
-:class:`~longread.benchmarks.muld.records.RecordProblem` naming the file and line;
-the other records are still read.
+The paragraphs are one per line (the PAN layout; blank lines are not paragraphs,
+as the style-change task reads them). The PAN truth is a JSON string: ``authors``
+(distinct authors, ≥ 1), ``changes`` (one 0/1 per adjacent paragraph pair, 1 = the
+author changes) and, from PAN 2021 on, ``paragraph-authors`` (one author number per
+paragraph). The truth must match its problem: as many changes as paragraph pairs, as
+many paragraph authors as paragraphs, ``changes[i] == (author[i] != author[i + 1])``
+and ``authors`` equal to the number of distinct paragraph authors. Reading them from MuLD files is the
+benchmark's business (``longread.benchmarks.muld.style_training``).
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.muld.records import MuldRecord, RecordProblem, read_records
 from longread.errors import BadInputError
 
 
@@ -82,36 +79,6 @@ def parse_truth(text: str, n_paragraphs: int) -> tuple[tuple[int, ...], tuple[in
         if count is not None and count != len(set(authors)):
             raise ValueError(f"'authors' = {count} but paragraph-authors names {len(set(authors))} authors")
     return tuple(changes), (tuple(authors) if authors is not None else None)
-
-
-def document_from_record(record: MuldRecord, fallback_id: str) -> StyleDocument:
-    """One record as a :class:`StyleDocument`; ValueError says what is wrong with it."""
-    paragraphs = split_paragraphs(record.input)
-    if not record.output:
-        raise ValueError("the record has no output (the PAN truth JSON)")
-    changes, authors = parse_truth(record.output[0], len(paragraphs))
-    doc_id = str(record.metadata_json().get("id", fallback_id))
-    return StyleDocument(id=doc_id, paragraphs=paragraphs, changes=changes, paragraph_authors=authors)
-
-
-def read_style_documents(path: str | Path) -> tuple[list[StyleDocument], list[RecordProblem]]:
-    """Every usable document of a MuLD style-change file, and a problem per record that is not."""
-    source = read_records(Path(path))
-    documents: list[StyleDocument] = []
-    problems = list(source.problems)
-    for line, record in source.records:
-        try:
-            documents.append(document_from_record(record, f"line-{line}"))
-        except ValueError as exc:
-            problems.append(
-                RecordProblem(
-                    str(path),
-                    line,
-                    str(exc),
-                    "fix or drop this record; the PAN truth must match its paragraphs (one per line)",
-                )
-            )
-    return documents, problems
 
 
 def require_documents(path: str | Path, documents: list[StyleDocument], what: str) -> None:

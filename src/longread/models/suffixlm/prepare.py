@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
+from longread.documents.book import Book
 from longread.documents.reader import read_book
 from longread.models.suffixlm.config import FROZEN_VARIANTS, TrainConfig
 from longread.models.suffixlm.data import BookSegments, BookSplit, book_segments, list_book_files, split_books
@@ -20,6 +22,25 @@ from longread.models.suffixlm.encoder import (
     default_cache_dir,
 )
 from longread.models.suffixlm.segments import Segment, Segmenter
+
+
+class RankQuestion(Protocol):
+    """A ChapterBreak-style question as its builder gives it: a long prefix, the true start of what follows,
+    the wrong ones."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def gold(self) -> str: ...
+    @property
+    def negatives(self) -> Sequence[str]: ...
+
+
+QuestionBuilder = Callable[[Book, int, int], tuple[str, Sequence[RankQuestion]]]
+"""(book, seed, prefix tokens) → (book id, its questions): how validation questions are made from a book;
+the caller hands it in (ChapterBreak's builder: ``longread.benchmarks.chapterbreak.suffixlm``)."""
 
 
 @dataclass
@@ -53,17 +74,17 @@ def open_cache(config: TrainConfig) -> EmbeddingCache:
 
 
 def validation_items(
-    books: list[str], segmenter: Segmenter, config: TrainConfig, log: Callable[[str], None]
+    books: list[str],
+    segmenter: Segmenter,
+    config: TrainConfig,
+    questions: QuestionBuilder,
+    log: Callable[[str], None],
 ) -> list[RankItem]:
-    """ChapterBreak instances (the builder's, in-book) from validation books, at ``val_prefix_tokens``."""
-    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
-
-    options = BuildOptions(seed=config.seed, prefix_tokens=config.val_prefix_tokens)
+    """The questions ``questions`` makes of each validation book, at ``val_prefix_tokens``."""
     items: list[RankItem] = []
     for path in books:
-        built = build_book(read_book(path), options)
-        instances = built.instances
-        rng = random.Random(f"suffixlm-val-{config.seed}-{built.book_id}")
+        book_id, instances = questions(read_book(path), config.seed, config.val_prefix_tokens)
+        rng = random.Random(f"suffixlm-val-{config.seed}-{book_id}")
         if len(instances) > config.val_instances_per_book:
             instances = sorted(rng.sample(instances, config.val_instances_per_book), key=lambda i: i.id)
         for instance in instances:
@@ -73,12 +94,15 @@ def validation_items(
                 for text in [instance.gold, *instance.negatives]
             ]
             items.append(RankItem(context[-config.model.context_segments :], candidates))
-        log(f"validation book {built.book_id}: {len(instances)} instances")
+        log(f"validation book {book_id}: {len(instances)} instances")
     return items
 
 
 def prepare(
-    config: TrainConfig, log: Callable[[str], None], progress: Callable[[int], None] | None = None
+    config: TrainConfig,
+    questions: QuestionBuilder,
+    log: Callable[[str], None],
+    progress: Callable[[int], None] | None = None,
 ) -> Prepared:
     files = list_book_files(config.books)
     split = split_books(files, train_books=config.train_books, val_books=config.val_books, seed=config.seed)
@@ -101,7 +125,7 @@ def prepare(
             f"training book {segments.book_id}: {len(segments.segments)} segments "
             f"(encoded so far {cached.encoded})"
         )
-    items = validation_items(list(split.validation), segmenter, config, log)
+    items = validation_items(list(split.validation), segmenter, config, questions, log)
     val_vectors = [
         (cached.encode(item.context, progress), cached.encode(item.candidates, progress))
         if frozen

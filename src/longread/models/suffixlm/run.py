@@ -9,17 +9,21 @@ from pathlib import Path
 
 from longread.models.suffixlm.checkpoint import export
 from longread.models.suffixlm.config import ModelConfig, TrainConfig
+from longread.models.suffixlm.prepare import QuestionBuilder
 from longread.models.suffixlm.train import BEST, CHECKPOINT, train
 
 EXPORTED = "suffixlm.pt"
 
 
-def train_and_export(config: TrainConfig, *, threads: int | None = None, ship_best: bool = False) -> Path:
-    """Train (resuming from ``out/last.pt``), then write ``out/suffixlm.pt`` from the last (or best) epoch.
+def train_and_export(
+    config: TrainConfig, questions: QuestionBuilder, *, threads: int | None = None, ship_best: bool = False
+) -> Path:
+    """Train (resuming from ``out/last.pt``; ``questions`` makes the validation questions), then write
+    ``out/suffixlm.pt`` from the last (or best) epoch.
 
     The last epoch by default: a few dozen validation instances are too few to pick an epoch by.
     """
-    from longread.models.registry import set_threads
+    from longread.models.threads import set_threads
 
     set_threads(threads)
     started = time.perf_counter()
@@ -39,7 +43,7 @@ def train_and_export(config: TrainConfig, *, threads: int | None = None, ship_be
         print(f"[{time.perf_counter() - started:7.1f}s] {message}", flush=True)
 
     command_line = "longread " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    trainer = train(config, log, command_line=command_line, progress=progress)
+    trainer = train(config, questions, log, command_line=command_line, progress=progress)
     source = Path(config.out) / (BEST if ship_best and (Path(config.out) / BEST).is_file() else CHECKPOINT)
     dest = export(source, Path(config.out) / EXPORTED)
     log(f"exported {source.name} → {dest} ({dest.stat().st_size / 1e6:.1f} MB); history: {trainer.history}")

@@ -28,7 +28,7 @@ from torch import nn
 from longread.models.suffixlm.config import FROZEN_VARIANTS, TrainConfig
 from longread.models.suffixlm.encoder import SegmentEncoder
 from longread.models.suffixlm.model import SuffixLM
-from longread.models.suffixlm.prepare import Prepared, prepare
+from longread.models.suffixlm.prepare import Prepared, QuestionBuilder, prepare
 
 CHECKPOINT = "last.pt"
 BEST = "best.pt"
@@ -311,15 +311,17 @@ def _split_dict(data: Prepared) -> dict[str, list[str]]:
 
 def train(
     config: TrainConfig,
+    questions: QuestionBuilder,
     log: Callable[[str], None] = print,
     *,
     command_line: str = "",
     progress: Callable[[int], None] | None = None,
 ) -> Trainer:
-    """Prepare the data (encoding only what the cache lacks), resume from ``out/last.pt`` if there, train."""
+    """Prepare the data (encoding only what the cache lacks; ``questions`` makes the validation questions),
+    resume from ``out/last.pt`` if there, train."""
     torch.manual_seed(config.seed)
     np.random.seed(config.seed)
-    data = prepare(config, log, progress)
+    data = prepare(config, questions, log, progress)
     log(f"segments encoded now: {data.encoded} (the rest came from the cache)")
     trainer = Trainer(config, data, log, command_line)
     last = Path(config.out) / CHECKPOINT

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from longread.benchmarks.chapterbreak.build.candidates import Candidate, CandidateStart, InstanceMaker
 from longread.benchmarks.chapterbreak.build.negatives import (
@@ -40,13 +40,27 @@ def make_instance(
 ) -> tuple[ChapterBreakInstance | None, str]:
     gold_start = starts[gold_index]
     book = maker.rendered.book
-    prefix, prefix_start, prefix_tokens, prefix_original = maker.prefix(gold_start.char_offset)
+    prefix_cut = maker.prefix(gold_start.char_offset)
+    _, prefix_start, _, prefix_original = prefix_cut
     if prefix_original < options.min_prefix_tokens:
         return None, f"prefix shorter than --min-prefix-tokens {options.min_prefix_tokens}"
     gold = maker.candidate(gold_start)
     taken: list[Window] = [(book.id, prefix_start, gold_start.char_offset), gold.window]
-    k = options.negatives
+    make = _negative_maker(maker, gold_start, gold, options)
+    if options.negatives_from == "in-book":
+        negatives, problem = _in_book_negatives(starts, offsets, gold_index, gold, options, rng, make, taken)
+    else:
+        negatives, problem = _out_of_book_negatives(pool, book.id, options, rng, make, taken)
+    if problem:
+        return None, problem
+    return _instance(maker, gold_start, gold, negatives, prefix_cut, options, book_words), ""
 
+
+def _negative_maker(
+    maker: InstanceMaker, gold_start: CandidateStart, gold: Candidate, options: BuildOptions
+) -> Callable[[CandidateStart], Candidate | None]:
+    """How a start becomes a negative beside this gold, or None where it cannot be one (its heading
+    cannot take the gold's form, a dialogue negative would not open with the gold's quote)."""
     # Out-of-book negatives take the gold book's typography; in-book ones have it already.
     style = (
         maker.typography if options.negatives_from == "out-of-book" and options.conform_typography else None
@@ -73,27 +87,67 @@ def make_instance(
         changes = frozenset(own.changes()) if shown != heading else frozenset()
         return maker.candidate(start, shown, style, changes)
 
-    if options.negatives_from == "in-book":
-        later = later_of_same_kind(starts, gold_index, 0)
-        if len(later) < k:
-            return None, f"fewer than {k} later candidates in the book"
-        # Only starts past the gold's window can be disjoint from it.
-        first = max(gold_index + 1, bisect.bisect_left(offsets, gold.window_end))
-        eligible = later_of_same_kind(starts, gold_index, first)
-        negatives = sorted(pick_disjoint(eligible, k, rng, make, taken), key=lambda c: c.start.char_offset)
-        if len(negatives) < k:
-            form = " and of the gold's heading form" if gold_start.heading else ""
-            return None, f"fewer than {k} later candidates disjoint from the gold and each other{form}"
-    else:
-        others = [s for s in pool if s.book_id != book.id] if len(pool) < EXHAUSTIVE_BELOW else pool
-        negatives = pick_disjoint(others, k, rng, lambda s: None if s.book_id == book.id else make(s), taken)
-        if len(negatives) < k:
-            kind = _OUT_OF_BOOK_FORM.get(options.suffix_type, "")
-            return None, f"fewer than {k} disjoint candidates{kind} from other books"
+    return make
+
+
+def _in_book_negatives(
+    starts: list[CandidateStart],
+    offsets: list[int],
+    gold_index: int,
+    gold: Candidate,
+    options: BuildOptions,
+    rng: random.Random,
+    make: Callable[[CandidateStart], Candidate | None],
+    taken: list[Window],
+) -> tuple[list[Candidate], str]:
+    """``options.negatives`` later starts of the book, in book order; or why there are not enough."""
+    k = options.negatives
+    later = later_of_same_kind(starts, gold_index, 0)
+    if len(later) < k:
+        return [], f"fewer than {k} later candidates in the book"
+    # Only starts past the gold's window can be disjoint from it.
+    first = max(gold_index + 1, bisect.bisect_left(offsets, gold.window_end))
+    eligible = later_of_same_kind(starts, gold_index, first)
+    negatives = sorted(pick_disjoint(eligible, k, rng, make, taken), key=lambda c: c.start.char_offset)
+    if len(negatives) < k:
+        form = " and of the gold's heading form" if starts[gold_index].heading else ""
+        return [], f"fewer than {k} later candidates disjoint from the gold and each other{form}"
+    return negatives, ""
+
+
+def _out_of_book_negatives(
+    pool: Sequence[CandidateStart],
+    book_id: str,
+    options: BuildOptions,
+    rng: random.Random,
+    make: Callable[[CandidateStart], Candidate | None],
+    taken: list[Window],
+) -> tuple[list[Candidate], str]:
+    """``options.negatives`` starts of other books from the pool; or why there are not enough."""
+    k = options.negatives
+    others = [s for s in pool if s.book_id != book_id] if len(pool) < EXHAUSTIVE_BELOW else pool
+    negatives = pick_disjoint(others, k, rng, lambda s: None if s.book_id == book_id else make(s), taken)
+    if len(negatives) < k:
+        kind = _OUT_OF_BOOK_FORM.get(options.suffix_type, "")
+        return [], f"fewer than {k} disjoint candidates{kind} from other books"
+    return negatives, ""
+
+
+def _instance(
+    maker: InstanceMaker,
+    gold_start: CandidateStart,
+    gold: Candidate,
+    negatives: list[Candidate],
+    prefix_cut: tuple[str, int, int, int],
+    options: BuildOptions,
+    book_words: int,
+) -> ChapterBreakInstance:
+    book = maker.rendered.book
+    prefix, prefix_start, prefix_tokens, prefix_original = prefix_cut
     collection = book.metadata.get("collection", "pg19")
     tag = gold_start.chapter_index if options.suffix_type == "chapter" else gold_start.char_offset
     suffix_tag = "" if options.negatives_from == "in-book" else "-oob"
-    instance = ChapterBreakInstance(
+    return ChapterBreakInstance(
         id=f"{collection}/{book.id}/{options.suffix_type}{suffix_tag}/{tag}",
         split=collection,
         book_id=book.id,
@@ -123,7 +177,6 @@ def make_instance(
         book_chapters=len(book.chapters),
         book_words=book_words,
     )
-    return instance, ""
 
 
 def _source(candidate: Candidate) -> CandidateSource:

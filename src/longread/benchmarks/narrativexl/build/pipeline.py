@@ -109,6 +109,10 @@ def _rng(seed: int, *parts: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
+Built = dict[str, tuple[Book, BookSummaries, list[HierarchicalSummary]]]
+"""Each summarised book by id: the book, its scene summaries, its hierarchical summaries."""
+
+
 def build_narrativexl(
     sources: Sequence[str | Path],
     out: Path,
@@ -129,6 +133,28 @@ def build_narrativexl(
     out.mkdir(parents=True, exist_ok=True)
     report = NarrativeXLBuildReport(out=out)
     cache = GenerationCache(out / CACHE_DIR, model=backend.describe())
+    books, decoys = _read_all_books(sources, decoy_sources, report)
+    decoy_ids = {book.id for book in decoys}
+    built, outcomes = _summarise_books(
+        [*books, *decoys], decoy_ids, decoy_max_scenes, backend, cache, settings, show_progress, log, report
+    )
+    report.generated, report.cached = cache.made, cache.hits
+    maps = _entity_maps(built, outcomes, settings.seed)
+    for book_id, (book, summaries_of_book, hierarchy) in built.items():
+        outcome = outcomes[book_id]
+        if book_id in decoy_ids:
+            _write_decoy_book(out, summaries_of_book, maps[book_id], settings, outcome)
+        else:
+            _write_question_book(out, book, summaries_of_book, hierarchy, built, maps, settings, outcome)
+        report.books.append(outcome)
+    _write_build_files(out, settings, backend.describe(), report)
+    return report
+
+
+def _read_all_books(
+    sources: Sequence[str | Path], decoy_sources: Sequence[str | Path], report: NarrativeXLBuildReport
+) -> tuple[list[Book], list[Book]]:
+    """(the books, the decoy books); at least one book, and no id given twice."""
     books = _read_books(sources, report)
     decoys = _read_books(decoy_sources, report)
     if not books:
@@ -141,11 +167,24 @@ def build_narrativexl(
         if book.id in seen:
             raise LongreadError(f"two books share the id {book.id!r}: give each book once")
         seen.add(book.id)
-    decoy_ids = {book.id for book in decoys}
+    return books, decoys
 
-    built: dict[str, tuple[Book, BookSummaries, list[HierarchicalSummary]]] = {}
+
+def _summarise_books(
+    everything: list[Book],
+    decoy_ids: set[str],
+    decoy_max_scenes: int | None,
+    backend: Any,
+    cache: GenerationCache,
+    settings: NarrativeXLBuildSettings,
+    show_progress: bool,
+    log: Callable[[str], None],
+    report: NarrativeXLBuildReport,
+) -> tuple[Built, dict[str, BookOutcome]]:
+    """Every book cut into scenes and summarised (a decoy book: true summaries only, no hierarchy); a book
+    that cannot be cut is skipped in ``report``."""
+    built: Built = {}
     outcomes: dict[str, BookOutcome] = {}
-    everything = [*books, *decoys]
     for number, book in enumerate(everything, start=1):
         outcome = BookOutcome(book_id=book.id, title=book.title)
         try:
@@ -185,57 +224,87 @@ def build_narrativexl(
             if item.status != "OK":
                 outcome.failed_scenes.append(f"{item.index}: {item.status} — {item.comment}")
         outcomes[book.id] = outcome
-    report.generated, report.cached = cache.made, cache.hits
+    return built, outcomes
 
+
+def _entity_maps(built: Built, outcomes: dict[str, BookOutcome], seed: int) -> dict[str, EntityMap]:
+    """Each book's characters and the names they get, found in its scenes."""
     maps: dict[str, EntityMap] = {}
     for book_id, (_, summaries_of_book, _) in built.items():
         maps[book_id] = build_entity_map(
-            "".join(scene.text for scene in summaries_of_book.scenes), book_id=book_id, seed=settings.seed
+            "".join(scene.text for scene in summaries_of_book.scenes), book_id=book_id, seed=seed
         )
         outcomes[book_id].characters = len(maps[book_id].entries)
+    return maps
+
+
+def _write_decoy_book(
+    out: Path,
+    summaries_of_book: BookSummaries,
+    entity_map: EntityMap,
+    settings: NarrativeXLBuildSettings,
+    outcome: BookOutcome,
+) -> None:
+    """A decoy book's entity map and summaries (renamed when names are substituted); no questions."""
+    book_id = summaries_of_book.book_id
+    outcome.role = "decoys only"
+    for folder in ("books", "entity_maps"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
+    entity_map.save(out / "entity_maps" / f"{book_id}.json")
+    if settings.substitute_names:
+        summaries_of_book = rename_summaries(summaries_of_book, entity_map)
+    write_tagseparated(summaries_of_book, out / "books" / f"{book_id}.tagseparated")
+
+
+def _write_question_book(
+    out: Path,
+    book: Book,
+    summaries_of_book: BookSummaries,
+    hierarchy: list[HierarchicalSummary],
+    built: Built,
+    maps: dict[str, EntityMap],
+    settings: NarrativeXLBuildSettings,
+    outcome: BookOutcome,
+) -> None:
+    """A book's read-along and correction questions (decoys drawn from the other books), renamed when
+    names are substituted, written with its summaries."""
+    book_id = summaries_of_book.book_id
 
     def adapt(text: str, from_book: str, to_book: str) -> str:
         return adapt_other_book(text, maps[from_book], maps[to_book])
 
-    for book_id, (book, summaries_of_book, hierarchy) in built.items():
-        outcome = outcomes[book_id]
-        if book_id in decoy_ids:
-            outcome.role = "decoys only"
-            for folder in ("books", "entity_maps"):
-                (out / folder).mkdir(parents=True, exist_ok=True)
-            maps[book_id].save(out / "entity_maps" / f"{book_id}.json")
-            if settings.substitute_names:
-                summaries_of_book = rename_summaries(summaries_of_book, maps[book_id])
-            write_tagseparated(summaries_of_book, out / "books" / f"{book_id}.tagseparated")
-            report.books.append(outcome)
-            continue
-        others = [other for other_id, (_, other, _) in built.items() if other_id != book_id]
-        drawn = make_readalong_questions(
-            summaries_of_book,
-            others,
-            adapt=adapt,
-            rng=_rng(settings.seed, "questions", book_id),
-            settings=settings.questions,
-        )
-        questions = list(drawn.questions)
-        outcome.skipped_questions = dict(drawn.skipped)
-        corrections = make_correction_questions(book_id, hierarchy, len(summaries_of_book.scenes))
-        if settings.substitute_names:
-            name_map = maps[book_id]
-            summaries_of_book = rename_summaries(summaries_of_book, name_map)
-            hierarchy = [rename_hierarchical(item, name_map) for item in hierarchy]
-            questions = [rename_question(question, name_map) for question in questions]
-            corrections = [rename_correction(question, name_map) for question in corrections]
-        for question in questions:
-            outcome.questions[question.question_type] = outcome.questions.get(question.question_type, 0) + 1
-            outcome.none_answers += int(question.none_is_answer)
-        outcome.corrections = len(corrections)
-        write_book(out, summaries_of_book, hierarchy, questions, corrections, maps[book_id], book)
-        report.books.append(outcome)
+    others = [other for other_id, (_, other, _) in built.items() if other_id != book_id]
+    drawn = make_readalong_questions(
+        summaries_of_book,
+        others,
+        adapt=adapt,
+        rng=_rng(settings.seed, "questions", book_id),
+        settings=settings.questions,
+    )
+    questions = list(drawn.questions)
+    outcome.skipped_questions = dict(drawn.skipped)
+    corrections = make_correction_questions(book_id, hierarchy, len(summaries_of_book.scenes))
+    if settings.substitute_names:
+        name_map = maps[book_id]
+        summaries_of_book = rename_summaries(summaries_of_book, name_map)
+        hierarchy = [rename_hierarchical(item, name_map) for item in hierarchy]
+        questions = [rename_question(question, name_map) for question in questions]
+        corrections = [rename_correction(question, name_map) for question in corrections]
+    for question in questions:
+        outcome.questions[question.question_type] = outcome.questions.get(question.question_type, 0) + 1
+        outcome.none_answers += int(question.none_is_answer)
+    outcome.corrections = len(corrections)
+    write_book(out, summaries_of_book, hierarchy, questions, corrections, maps[book_id], book)
+
+
+def _write_build_files(
+    out: Path, settings: NarrativeXLBuildSettings, model: Any, report: NarrativeXLBuildReport
+) -> None:
+    """The settings and model the build used, and its report, beside the books."""
     atomic_write_text(
         out / BUILD_SETTINGS_FILE,
         json.dumps(
-            {"settings": settings.model_dump(mode="json"), "model": backend.describe()},
+            {"settings": settings.model_dump(mode="json"), "model": model},
             indent=2,
             sort_keys=True,
             ensure_ascii=False,
@@ -246,7 +315,6 @@ def build_narrativexl(
         out / BUILD_REPORT_FILE,
         json.dumps(report.as_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
     )
-    return report
 
 
 def _read_books(sources: Sequence[str | Path], report: NarrativeXLBuildReport) -> list[Book]:

@@ -176,80 +176,103 @@ def read_questions_shortform(path: str | Path) -> ReadingBook:
             )
         scenes.append(chunk)
         overlapped.append(ochunk)
-        columns = [_split_cell(c) for c in (texts_cell, answers_cell, types_cell, loads_cell)]
-        counts = [len(c) for c in columns]
-        if len(set(counts)) != 1:
-            raise _row_error(
-                path,
-                book_id,
-                number,
-                "QUESTIONS, QUESTION_ANSWERS, QUESTION_TYPES and MEMLOADS hold "
-                f"{'/'.join(map(str, counts))} entries; they must hold one per question",
-            )
-        seen: Counter[str] = Counter()
-        for position, (q_text, answer_text, type_text, load_text) in enumerate(zip(*columns, strict=True)):
-            where = f"question {position + 1}"
-            question_type = _TYPES_BY_OFFICIAL_NAME.get(type_text)
-            if question_type is None:
-                raise _row_error(
-                    path,
-                    book_id,
-                    number,
-                    f"{where}: QUESTION_TYPES entry {type_text[:40]!r} is not Lookahead, Change or Otherbook",
-                    "mixed-decoy questions are not supported (the authors' generator never makes them)",
-                )
-            options = parse_question_string(q_text)
-            if options is None or len(options) < 2:
-                raise _row_error(
-                    path,
-                    book_id,
-                    number,
-                    f"{where}: the text is not 'Which of the following scenes was in the book?' "
-                    "followed by two or more options numbered '1) ', '2) ' … each ending in a newline",
-                )
-            answer = _parse_int(path, book_id, number, f"{where} QUESTION_ANSWERS", answer_text) - 1
-            if not 0 <= answer < len(options):
-                raise _row_error(
-                    path,
-                    book_id,
-                    number,
-                    f"{where}: answer {answer + 1} is out of range 1..{len(options)}",
-                )
-            load = _parse_int(path, book_id, number, f"{where} MEMLOADS", load_text)
-            none_answer = options[answer] == NONE_OF_THE_ABOVE
-            true_scene = None if none_answer else when_asked - load
-            if true_scene is not None and not 0 <= true_scene <= when_asked:
-                raise _row_error(
-                    path,
-                    book_id,
-                    number,
-                    f"{where}: MEMLOADS {load} puts the true scene at {true_scene}, outside 0..{when_asked}",
-                )
-            built = tuple(
-                Option(
-                    text=option, source=_derived_source(k, answer, option, question_type, book_id, true_scene)
-                )
-                for k, option in enumerate(options)
-            )
-            questions.append(
-                ReadAlongQuestion(
-                    id=question_id(book_id, when_asked, question_type, seen[question_type]),
-                    book_id=book_id,
-                    when_asked=when_asked,
-                    question_type=question_type,
-                    options=built,
-                    answer=answer,
-                    retention_demand=load,
-                    true_scene=true_scene,
-                )
-            )
-            seen[question_type] += 1
+        cells_of_questions = (texts_cell, answers_cell, types_cell, loads_cell)
+        questions += _row_questions(path, book_id, number, when_asked, cells_of_questions)
     return ReadingBook(
         book_id=book_id,
         scenes=tuple(scenes),
         questions=tuple(questions),
         source=str(path),
         overlapped=tuple(overlapped),
+    )
+
+
+def _row_questions(
+    path: str | Path, book_id: str, number: int, when_asked: int, cells: tuple[str, str, str, str]
+) -> list[ReadAlongQuestion]:
+    """The questions asked after scene ``when_asked``: one per entry of QUESTIONS, QUESTION_ANSWERS,
+    QUESTION_TYPES and MEMLOADS."""
+    columns = [_split_cell(c) for c in cells]
+    counts = [len(c) for c in columns]
+    if len(set(counts)) != 1:
+        raise _row_error(
+            path,
+            book_id,
+            number,
+            "QUESTIONS, QUESTION_ANSWERS, QUESTION_TYPES and MEMLOADS hold "
+            f"{'/'.join(map(str, counts))} entries; they must hold one per question",
+        )
+    questions: list[ReadAlongQuestion] = []
+    seen: Counter[str] = Counter()
+    for position, entries in enumerate(zip(*columns, strict=True)):
+        question = _read_question(
+            path, book_id, number, when_asked, f"question {position + 1}", entries, seen
+        )
+        questions.append(question)
+        seen[question.question_type] += 1
+    return questions
+
+
+def _read_question(
+    path: str | Path,
+    book_id: str,
+    number: int,
+    when_asked: int,
+    where: str,
+    entries: tuple[str, ...],
+    seen: Counter[str],
+) -> ReadAlongQuestion:
+    """One question of a row from its four entries (``seen``: how many of each type came before it)."""
+    q_text, answer_text, type_text, load_text = entries
+    question_type = _TYPES_BY_OFFICIAL_NAME.get(type_text)
+    if question_type is None:
+        raise _row_error(
+            path,
+            book_id,
+            number,
+            f"{where}: QUESTION_TYPES entry {type_text[:40]!r} is not Lookahead, Change or Otherbook",
+            "mixed-decoy questions are not supported (the authors' generator never makes them)",
+        )
+    options = parse_question_string(q_text)
+    if options is None or len(options) < 2:
+        raise _row_error(
+            path,
+            book_id,
+            number,
+            f"{where}: the text is not 'Which of the following scenes was in the book?' "
+            "followed by two or more options numbered '1) ', '2) ' … each ending in a newline",
+        )
+    answer = _parse_int(path, book_id, number, f"{where} QUESTION_ANSWERS", answer_text) - 1
+    if not 0 <= answer < len(options):
+        raise _row_error(
+            path,
+            book_id,
+            number,
+            f"{where}: answer {answer + 1} is out of range 1..{len(options)}",
+        )
+    load = _parse_int(path, book_id, number, f"{where} MEMLOADS", load_text)
+    none_answer = options[answer] == NONE_OF_THE_ABOVE
+    true_scene = None if none_answer else when_asked - load
+    if true_scene is not None and not 0 <= true_scene <= when_asked:
+        raise _row_error(
+            path,
+            book_id,
+            number,
+            f"{where}: MEMLOADS {load} puts the true scene at {true_scene}, outside 0..{when_asked}",
+        )
+    built = tuple(
+        Option(text=option, source=_derived_source(k, answer, option, question_type, book_id, true_scene))
+        for k, option in enumerate(options)
+    )
+    return ReadAlongQuestion(
+        id=question_id(book_id, when_asked, question_type, seen[question_type]),
+        book_id=book_id,
+        when_asked=when_asked,
+        question_type=question_type,
+        options=built,
+        answer=answer,
+        retention_demand=load,
+        true_scene=true_scene,
     )
 
 

@@ -9,6 +9,7 @@ distortions; the status is Fail (no summary), Warning (any warning) or OK. See
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from longread.benchmarks.narrativexl.schema import Scene, SceneStatus, SceneSummaries
 from longread.benchmarks.narrativexl.summaries import prompts
@@ -23,16 +24,6 @@ NO_FAKE_SUMMARIES = "Failed to create any fake summaries."
 
 SceneProgress = Callable[[int], None]
 """Told how many generations were just made (cache hits are not counted)."""
-
-
-def _answers(
-    backend: Backend,
-    cache: GenerationCache,
-    requests: Sequence[GenerateRequest],
-    labels: Sequence[str],
-    progress: SceneProgress | None,
-) -> list[GenerateResult]:
-    return cached_generate(backend, cache, requests, labels, on_generated=progress)
 
 
 def summarise_scenes(
@@ -51,10 +42,41 @@ def summarise_scenes(
     """
     if show_progress and progress is None:
         return _with_bar(scenes, backend, cache, settings)
-    tag = settings.answer_tag
-    first = _answers(
-        backend,
-        cache,
+    calls = _Calls(backend, cache, settings, progress)
+    drafts, retry_of = _first_summaries(scenes, calls)
+    _retry_summaries(scenes, retry_of, drafts, calls)
+    _distort_summaries(scenes, drafts, calls)
+    return _scene_summaries(scenes, drafts)
+
+
+@dataclass(frozen=True)
+class _Calls:
+    """Where the generations of one ``summarise_scenes`` go: the backend through the cache."""
+
+    backend: Backend
+    cache: GenerationCache
+    settings: SummarySettings
+    progress: SceneProgress | None
+
+    def answers(self, requests: Sequence[GenerateRequest], labels: Sequence[str]) -> list[GenerateResult]:
+        return cached_generate(self.backend, self.cache, requests, labels, on_generated=self.progress)
+
+
+@dataclass
+class _Drafts:
+    """Each scene's state between the stages: its summary (None: none kept), the notes of its comment,
+    whether anything warned, the distortions kept."""
+
+    summaries: list[str | None]
+    notes: list[list[str]]
+    warned: list[bool]
+    distorted: list[list[str]]
+
+
+def _first_summaries(scenes: Sequence[Scene], calls: _Calls) -> tuple[_Drafts, list[int]]:
+    """Every scene summarised once; the drafts, and the scenes whose summary failed (to retry)."""
+    settings, tag = calls.settings, calls.settings.answer_tag
+    first = calls.answers(
         [
             GenerateRequest(
                 prompts.summarize_chunk(s.overlapped, tag=tag), max_tokens=settings.summary_max_tokens
@@ -62,11 +84,8 @@ def summarise_scenes(
             for s in scenes
         ],
         [f"summary scene {s.index}" for s in scenes],
-        progress,
     )
-    summaries: list[str | None] = []
-    notes: list[list[str]] = []
-    warned: list[bool] = []
+    drafts = _Drafts([], [], [], [[] for _ in scenes])
     retry_of: list[int] = []
     for i, (scene, result) in enumerate(zip(scenes, first, strict=True)):
         answer, read_problem = prompts.read_answer(result.text, tag=tag)
@@ -78,17 +97,21 @@ def summarise_scenes(
             read_problem=read_problem,
         )
         if any(p.fatal for p in problems):
-            summaries.append(None)
-            notes.append([f"first summary failed ({_describe(problems)})"])
-            warned.append(True)
+            drafts.summaries.append(None)
+            drafts.notes.append([f"first summary failed ({_describe(problems)})"])
+            drafts.warned.append(True)
             retry_of.append(i)
         else:
-            summaries.append(answer)
-            notes.append([f"summary: {_describe(problems)}"] if problems else [])
-            warned.append(bool(problems))
-    retries = _answers(
-        backend,
-        cache,
+            drafts.summaries.append(answer)
+            drafts.notes.append([f"summary: {_describe(problems)}"] if problems else [])
+            drafts.warned.append(bool(problems))
+    return drafts, retry_of
+
+
+def _retry_summaries(scenes: Sequence[Scene], retry_of: list[int], drafts: _Drafts, calls: _Calls) -> None:
+    """The failed scenes summarised again with the retry prompt; a good answer is kept."""
+    settings = calls.settings
+    retries = calls.answers(
         [
             GenerateRequest(
                 prompts.summarize_chunk_retry(scenes[i].overlapped), max_tokens=settings.summary_max_tokens
@@ -96,14 +119,13 @@ def summarise_scenes(
             for i in retry_of
         ],
         [f"summary retry scene {scenes[i].index}" for i in retry_of],
-        progress,
     )
     for i, result in zip(retry_of, retries, strict=True):
         answer, read_problem = prompts.read_answer(result.text, tag=True)
         if answer is None and read_problem.startswith("no "):
             # The authors keep a retry's answer without the tag, with a warning.
             answer, read_problem = prompts.read_answer(result.text, tag=False)
-            notes[i].append(f"retry answer has no {prompts.BEGIN_ANSWER_TAG} tag")
+            drafts.notes[i].append(f"retry answer has no {prompts.BEGIN_ANSWER_TAG} tag")
         problems = check_text(
             answer,
             source=scenes[i].overlapped,
@@ -112,20 +134,22 @@ def summarise_scenes(
             read_problem=read_problem,
         )
         if any(p.fatal for p in problems):
-            notes[i].append(f"retry failed ({_describe(problems)})")
+            drafts.notes[i].append(f"retry failed ({_describe(problems)})")
         else:
-            summaries[i] = answer
-            notes[i].append(f"retry kept{': ' + _describe(problems) if problems else ''}")
+            drafts.summaries[i] = answer
+            drafts.notes[i].append(f"retry kept{': ' + _describe(problems) if problems else ''}")
 
+
+def _distort_summaries(scenes: Sequence[Scene], drafts: _Drafts, calls: _Calls) -> None:
+    """Distortions of every kept summary (scene ``i`` gets ``distortion_count``); the good ones are kept."""
+    settings, tag, summaries = calls.settings, calls.settings.answer_tag, drafts.summaries
     slots = [
         (i, j)
         for i, (scene, summary) in enumerate(zip(scenes, summaries, strict=True))
         if summary is not None
         for j in range(distortion_count(scene.index, settings))
     ]
-    distortion_results = _answers(
-        backend,
-        cache,
+    distortion_results = calls.answers(
         [
             GenerateRequest(
                 prompts.create_false_summary(summaries[i] or "", tag=tag),
@@ -136,9 +160,7 @@ def summarise_scenes(
             for i, j in slots
         ],
         [f"distortion {j} scene {scenes[i].index}" for i, j in slots],
-        progress,
     )
-    distorted: list[list[str]] = [[] for _ in scenes]
     for (i, j), result in zip(slots, distortion_results, strict=True):
         answer, read_problem = prompts.read_answer(result.text, tag=tag)
         problems = check_text(
@@ -150,31 +172,35 @@ def summarise_scenes(
             read_problem=read_problem,
         )
         if any(p.fatal for p in problems):
-            notes[i].append(f"distortion {j} dropped ({_describe(problems)})")
-            warned[i] = True
+            drafts.notes[i].append(f"distortion {j} dropped ({_describe(problems)})")
+            drafts.warned[i] = True
             continue
         assert answer is not None
-        distorted[i].append(answer)
+        drafts.distorted[i].append(answer)
         if problems:
-            notes[i].append(f"distortion {j}: {_describe(problems)}")
-            warned[i] = True
+            drafts.notes[i].append(f"distortion {j}: {_describe(problems)}")
+            drafts.warned[i] = True
 
+
+def _scene_summaries(scenes: Sequence[Scene], drafts: _Drafts) -> list[SceneSummaries]:
+    """Each scene's summaries with its status: Fail (no summary), Warning (any warning) or OK."""
     out = []
     for i, scene in enumerate(scenes):
         status: SceneStatus
-        if summaries[i] is None:
+        notes, distorted = drafts.notes[i], drafts.distorted[i]
+        if drafts.summaries[i] is None:
             status = "Fail"
         else:
-            if not distorted[i]:
-                notes[i].append(NO_FAKE_SUMMARIES)
-            status = "Warning" if warned[i] or not distorted[i] else "OK"
+            if not distorted:
+                notes.append(NO_FAKE_SUMMARIES)
+            status = "Warning" if drafts.warned[i] or not distorted else "OK"
         out.append(
             SceneSummaries(
                 index=scene.index,
-                summary=summaries[i],
-                distorted=tuple(distorted[i]),
+                summary=drafts.summaries[i],
+                distorted=tuple(distorted),
                 status=status,
-                comment="; ".join(notes[i]) if status != "OK" else "",
+                comment="; ".join(notes) if status != "OK" else "",
             )
         )
     return out
