@@ -1,10 +1,17 @@
-"""``longread eval``: one task, one model, every sample logged, results with 95% intervals."""
+"""``longread eval``: one task, one model, every sample logged, results with 95% intervals.
+
+The command reads its options, then hands over to three helpers: the task's settings from
+``-o KEY=VALUE`` and the shorthands (:func:`task_settings`), the run itself (:func:`run_eval`:
+task, model, runner, report) and what is printed at the end (:func:`echo_outcome`). A new option
+is one more parameter of :func:`eval_command` passed on to the one place that uses it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,187 +24,240 @@ from longread.cli.options import (
     ModelOption,
     ModeOption,
     PrefillChunkOption,
+    QuietOption,
     RayOption,
     RayWorkersOption,
     ThreadsOption,
     backend_from_options,
     fail,
     parse_lengths,
-    ray_from_options,
+    ray_for_command,
 )
+from longread.cli.report import echo_plots
 from longread.errors import LongreadError
 
+if TYPE_CHECKING:
+    from longread.evaluation.runner import RunOptions, RunOutcome
+    from longread.report.build import ReportFiles
 
-def register(app: typer.Typer) -> None:
-    @app.command("eval")
-    def eval_command(
-        task: Annotated[
-            str, typer.Argument(help="A registered task (see `longread tasks`), e.g. chapterbreak.")
-        ],
-        data: Annotated[
-            Path,
-            typer.Option(
-                "--data",
-                help="The task's data: a file (ChapterBreak JSONL) or a directory (NarrativeXL build).",
-            ),
-        ],
-        model: ModelOption,
-        out: Annotated[
-            Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
-        ],
-        option: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--option", "-o", help="A task setting as KEY=VALUE (repeat); `longread tasks` lists them."
-            ),
-        ] = None,
-        prefix_lengths: Annotated[
-            str | None,
-            typer.Option(
-                help="Shorthand for -o prefix_lengths=…: prefix lengths in the model's tokens, "
-                "comma-separated."
-            ),
-        ] = None,
-        suffix_tokens: Annotated[
-            int | None,
-            typer.Option(help="Shorthand for -o suffix_tokens=N: candidates are cut to N model tokens."),
-        ] = None,
-        truncate: Annotated[
-            bool | None,
-            typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead)."),
-        ] = None,
-        options_only: Annotated[
-            bool,
-            typer.Option(
-                "--options-only",
-                help="Shorthand for -o options_only=true: the baseline that shows the model no document "
-                "(NarrativeXL), only the question and its options.",
-            ),
-        ] = False,
-        scoring: Annotated[
-            str | None,
-            typer.Option(help="Shorthand for -o scoring=…: mean (log-prob per token) or sum."),
-        ] = None,
-        window: Annotated[
-            int | None,
-            typer.Option(help="Shorthand for -o window=N: NarrativeXL's reading window in book tokens."),
-        ] = None,
-        stride: Annotated[
-            int | None,
-            typer.Option(
-                help="Shorthand for -o stride=N: how far the full reading window moves (default W/2)."
-            ),
-        ] = None,
-        limit: Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")] = None,
-        sample: Annotated[
-            int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")
-        ] = None,
-        sample_seed: Annotated[int, typer.Option(help="Seed of --sample.")] = 0,
-        resume: Annotated[
-            bool,
-            typer.Option(help="Continue the run in --out: nothing finished is redone, failures are retried."),
-        ] = False,
-        overwrite: Annotated[bool, typer.Option(help="Delete the run in --out and start again.")] = False,
-        request_batch: Annotated[
-            int | None,
-            typer.Option(help="Requests sent to the model in one call (default: the model's choice)."),
-        ] = None,
-        mode: ModeOption = "shared",
-        batch_size: BatchSizeOption = 8,
-        prefill_chunk: PrefillChunkOption = DEFAULT_PREFILL_CHUNK,
-        dtype: DtypeOption = "float32",
-        device: DeviceOption = "cpu",
-        threads: ThreadsOption = None,
-        max_length: MaxLengthOption = None,
-        quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
-        ray: RayOption = None,
-        ray_workers: RayWorkersOption = None,
-    ) -> None:
-        """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
-        from longread.evaluation.registry import make_task
-        from longread.evaluation.runner import RunOptions, run_task
-        from longread.models.errors import FatalBackendError
-        from longread.report.build import build_report
+eval_app = typer.Typer()
 
-        settings = _parse_task_options(option or [])
-        if prefix_lengths is not None:
-            settings["prefix_lengths"] = ",".join(map(str, parse_lengths(prefix_lengths)))
-        if suffix_tokens is not None:
-            settings["suffix_tokens"] = str(suffix_tokens)
-        if truncate is not None:
-            settings["truncate"] = str(truncate).lower()
-        if options_only:
-            settings["options_only"] = "true"
-        for key, value in (("scoring", scoring), ("window", window), ("stride", stride)):
-            if value is not None:
-                settings[key] = str(value)
-        on_ray = ray_from_options(ray, ray_workers)
-        try:
-            chosen = make_task(task, settings)
-            backend = backend_from_options(
-                model,
-                device=device,
-                dtype=dtype,
-                mode=mode,
-                batch_size=batch_size,
-                prefill_chunk=prefill_chunk,
-                threads=threads,
-                max_length=max_length,
-                ray=on_ray,
-            )
-            options = RunOptions(
-                limit=limit,
-                sample=sample,
-                sample_seed=sample_seed,
-                resume=resume,
-                overwrite=overwrite,
-                request_batch=request_batch,
-                show_progress=not quiet,
-            )
-            outcome = run_task(chosen, data, backend, out, options)
-            files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
-        except FatalBackendError as exc:
-            typer.echo(
-                f"error: {exc}\nThe run stopped; every finished sample is kept in {out}. "
-                f"Fix the cause, then run the same command with --resume.",
-                err=True,
-            )
-            raise typer.Exit(code=2) from None
-        except LongreadError as exc:
-            raise fail(exc) from None
-        finally:
-            if on_ray is not None:
-                from longread.scaleout.ray_session import stop_ray
+TaskArgument = Annotated[
+    str, typer.Argument(help="A registered task (see `longread tasks`), e.g. chapterbreak.")
+]
+DataOption = Annotated[
+    Path,
+    typer.Option(
+        "--data", help="The task's data: a file (ChapterBreak JSONL) or a directory (NarrativeXL build)."
+    ),
+]
+RunOutOption = Annotated[
+    Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
+]
+TaskSettingOption = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A task setting as KEY=VALUE (repeat); `longread tasks` lists them."),
+]
+PrefixLengthsOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Shorthand for -o prefix_lengths=…: prefix lengths in the model's tokens, comma-separated."
+    ),
+]
+SuffixTokensOption = Annotated[
+    int | None,
+    typer.Option(help="Shorthand for -o suffix_tokens=N: candidates are cut to N model tokens."),
+]
+TruncateOption = Annotated[
+    bool | None,
+    typer.Option(help="Cut prompts that exceed the model window (--no-truncate: fail instead)."),
+]
+OptionsOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--options-only",
+        help="Shorthand for -o options_only=true: the baseline that shows the model no document "
+        "(NarrativeXL), only the question and its options.",
+    ),
+]
+ScoringOption = Annotated[
+    str | None, typer.Option(help="Shorthand for -o scoring=…: mean (log-prob per token) or sum.")
+]
+WindowOption = Annotated[
+    int | None, typer.Option(help="Shorthand for -o window=N: NarrativeXL's reading window in book tokens.")
+]
+StrideOption = Annotated[
+    int | None,
+    typer.Option(help="Shorthand for -o stride=N: how far the full reading window moves (default W/2)."),
+]
+LimitOption = Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")]
+SampleOption = Annotated[int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")]
+SampleSeedOption = Annotated[int, typer.Option(help="Seed of --sample.")]
+ResumeOption = Annotated[
+    bool, typer.Option(help="Continue the run in --out: nothing finished is redone, failures are retried.")
+]
+OverwriteOption = Annotated[bool, typer.Option(help="Delete the run in --out and start again.")]
+RequestBatchOption = Annotated[
+    int | None, typer.Option(help="Requests sent to the model in one call (default: the model's choice).")
+]
 
-                stop_ray()
+
+@eval_app.command("eval")
+def eval_command(
+    task: TaskArgument,
+    data: DataOption,
+    model: ModelOption,
+    out: RunOutOption,
+    option: TaskSettingOption = None,
+    prefix_lengths: PrefixLengthsOption = None,
+    suffix_tokens: SuffixTokensOption = None,
+    truncate: TruncateOption = None,
+    options_only: OptionsOnlyOption = False,
+    scoring: ScoringOption = None,
+    window: WindowOption = None,
+    stride: StrideOption = None,
+    limit: LimitOption = None,
+    sample: SampleOption = None,
+    sample_seed: SampleSeedOption = 0,
+    resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
+    request_batch: RequestBatchOption = None,
+    mode: ModeOption = "shared",
+    batch_size: BatchSizeOption = 8,
+    prefill_chunk: PrefillChunkOption = DEFAULT_PREFILL_CHUNK,
+    dtype: DtypeOption = "float32",
+    device: DeviceOption = "cpu",
+    threads: ThreadsOption = None,
+    max_length: MaxLengthOption = None,
+    quiet: QuietOption = False,
+    ray: RayOption = None,
+    ray_workers: RayWorkersOption = None,
+) -> None:
+    """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
+    from longread.evaluation.runner import RunOptions
+
+    settings = task_settings(
+        option or [],
+        prefix_lengths=prefix_lengths,
+        suffix_tokens=suffix_tokens,
+        truncate=truncate,
+        options_only=options_only,
+        scoring=scoring,
+        window=window,
+        stride=stride,
+    )
+    run_options = RunOptions(
+        limit=limit,
+        sample=sample,
+        sample_seed=sample_seed,
+        resume=resume,
+        overwrite=overwrite,
+        request_batch=request_batch,
+        show_progress=not quiet,
+    )
+    with ray_for_command(ray, ray_workers) as on_ray:
+        load_backend = partial(
+            backend_from_options,
+            model,
+            device=device,
+            dtype=dtype,
+            mode=mode,
+            batch_size=batch_size,
+            prefill_chunk=prefill_chunk,
+            threads=threads,
+            max_length=max_length,
+            ray=on_ray,
+        )
+        outcome, files = run_eval(task, settings, data, out, load_backend, run_options)
+    echo_outcome(outcome, files, out)
+
+
+def task_settings(
+    pairs: Sequence[str],
+    *,
+    prefix_lengths: str | None,
+    suffix_tokens: int | None,
+    truncate: bool | None,
+    options_only: bool,
+    scoring: str | None,
+    window: int | None,
+    stride: int | None,
+) -> dict[str, str]:
+    """The task's settings: ``-o KEY=VALUE`` pairs, then the shorthand options given (they win)."""
+    settings = _parse_task_options(pairs)
+    if prefix_lengths is not None:
+        settings["prefix_lengths"] = ",".join(map(str, parse_lengths(prefix_lengths)))
+    if suffix_tokens is not None:
+        settings["suffix_tokens"] = str(suffix_tokens)
+    if truncate is not None:
+        settings["truncate"] = str(truncate).lower()
+    if options_only:
+        settings["options_only"] = "true"
+    for key, value in (("scoring", scoring), ("window", window), ("stride", stride)):
+        if value is not None:
+            settings[key] = str(value)
+    return settings
+
+
+def run_eval(
+    task: str,
+    settings: dict[str, str],
+    data: Path,
+    out: Path,
+    load_backend: Callable[[], Any],
+    options: RunOptions,
+) -> tuple[RunOutcome, ReportFiles]:
+    """Make the task, load the model, run every sample into ``out`` and write its report; an error is
+    printed with what to do, and the command exits with code 2."""
+    from longread.evaluation.registry import make_task
+    from longread.evaluation.runner import run_task
+    from longread.models.errors import FatalBackendError
+    from longread.report.build import build_report
+
+    try:
+        chosen = make_task(task, settings)
+        outcome = run_task(chosen, data, load_backend(), out, options)
+        files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
+    except FatalBackendError as exc:
         typer.echo(
-            f"{outcome.request_kind}: scored {outcome.scored} samples ({outcome.reused} reused from a "
-            f"shorter context that held the whole prefix, {outcome.skipped_done} samples already done) "
-            f"→ {out}"
+            f"error: {exc}\nThe run stopped; every finished sample is kept in {out}. "
+            f"Fix the cause, then run the same command with --resume.",
+            err=True,
         )
-        typer.echo(files.table)
-        typer.echo(f"plot: {files.plot}")
-        for extra in (files.grouped_plot, files.every_metric_plot):
-            if extra is not None:
-                typer.echo(f"plot: {extra}")
-        _echo_listing(
-            f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
-            f"(listed in {out}/results.json under input_problems):",
-            outcome.input_problems,
-        )
-        _echo_listing(
-            f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):",
-            [f"{key}: {message}" for key, message in outcome.errors],
-        )
-        _echo_listing(
-            f"{len(outcome.incidents)} incident(s) while answering (kept in {out}/incidents.jsonl):",
-            outcome.incidents,
-        )
-        if outcome.errors or outcome.input_problems:
-            raise typer.Exit(code=1)
+        raise typer.Exit(code=2) from None
+    except LongreadError as exc:
+        raise fail(exc) from None
+    return outcome, files
 
 
-def _parse_task_options(pairs: list[str]) -> dict[str, str]:
+def echo_outcome(outcome: RunOutcome, files: ReportFiles, out: Path) -> None:
+    """What was scored, the table and plots, then what went wrong (exit code 1 if a sample failed or an
+    item of the data could not be read)."""
+    typer.echo(
+        f"{outcome.request_kind}: scored {outcome.scored} samples ({outcome.reused} reused from a "
+        f"shorter context that held the whole prefix, {outcome.skipped_done} samples already done) "
+        f"→ {out}"
+    )
+    typer.echo(files.table)
+    echo_plots(files)
+    _echo_listing(
+        f"{len(outcome.input_problems)} item(s) of the data could not be read and were left out "
+        f"(listed in {out}/results.json under input_problems):",
+        outcome.input_problems,
+    )
+    _echo_listing(
+        f"{len(outcome.errors)} sample(s) failed (logged in {out}/errors.jsonl; --resume retries them):",
+        [f"{key}: {message}" for key, message in outcome.errors],
+    )
+    _echo_listing(
+        f"{len(outcome.incidents)} incident(s) while answering (kept in {out}/incidents.jsonl):",
+        outcome.incidents,
+    )
+    if outcome.errors or outcome.input_problems:
+        raise typer.Exit(code=1)
+
+
+def _parse_task_options(pairs: Sequence[str]) -> dict[str, str]:
     options: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

@@ -1,7 +1,16 @@
-"""Command-line options shared by every command that loads a model, declared once (lighteval's way)."""
+"""Command-line options shared by several commands, each declared once as an ``Annotated`` alias
+(lighteval's way), and the small helpers every command module uses (errors, ``--ray``, the model).
+
+A command takes a shared option as one parameter, ``device: DeviceOption = "cpu"``; an option only
+one command has is declared in that command's signature. A new option of a command is one more
+parameter there; a new shared option is one more alias here.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -66,6 +75,28 @@ RayWorkersOption = Annotated[
 ]
 
 
+QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+
+FORMAT_HELP = (
+    "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "
+    ".html → ao3-html, .epub → epub, .jsonl → jsonl, other text → plain), or one of "
+    "gutenberg, pg19, plain, ao3-html, epub, jsonl."
+)
+FormatOption = Annotated[str, typer.Option("--format", help=FORMAT_HELP)]
+
+# MuLD's builders (``longread build muld/TASK``)
+SourceOption = Annotated[
+    list[Path], typer.Option("--source", help="Source path (repeat; see the command help).")
+]
+MuldOutOption = Annotated[Path, typer.Option("--out", help="Output file: FILE.jsonl or FILE.jsonl.bz2.")]
+MinTokensOption = Annotated[
+    int, typer.Option(help="The paper's filter: drop documents shorter than this many tokens.")
+]
+LengthTokenizerOption = Annotated[
+    str, typer.Option(help="Tokenizer of the length filter (gpt2, or hf:FOLDER).")
+]
+
+
 def ray_from_options(value: str | None, workers: int | None) -> Any:
     """The ``scaleout.ray_options.RayOptions`` of ``--ray`` / ``--ray-workers`` (None without)."""
     from longread.scaleout.ray_options import ray_options
@@ -110,11 +141,18 @@ def backend_from_options(
     return load_backend(model, **options)
 
 
-FORMAT_HELP = (
-    "Input format: auto (from the file: .txt with Gutenberg markers → gutenberg, PG-19 split folders → pg19, "
-    ".html → ao3-html, .epub → epub, .jsonl → jsonl, other text → plain), or one of "
-    "gutenberg, pg19, plain, ao3-html, epub, jsonl."
-)
+@contextmanager
+def ray_for_command(value: str | None, workers: int | None) -> Iterator[Any]:
+    """The ``RayOptions`` of ``--ray`` / ``--ray-workers`` (None without) for the length of a command;
+    the Ray it used is left (a local one stopped) when the command ends, however it ends."""
+    options = ray_from_options(value, workers)
+    try:
+        yield options
+    finally:
+        if options is not None:
+            from longread.scaleout.ray_session import stop_ray
+
+            stop_ray()
 
 
 def fail(exc: Exception) -> typer.Exit:
@@ -124,6 +162,7 @@ def fail(exc: Exception) -> typer.Exit:
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
+    """``256,1024,512`` → ``(256, 512, 1024)``: sorted, without repeats, each at least 1."""
     try:
         lengths = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
     except ValueError:
