@@ -124,29 +124,7 @@ def _draw_on(
         ys = [factor * value for _, value, _, _ in points]
         lows = [factor * (low if low is not None else value) for _, value, low, _ in points]
         highs = [factor * (high if high is not None else value) for _, value, _, high in points]
-        (line,) = axes.plot(
-            xs,
-            ys,
-            marker="o",
-            linewidth=1.8,
-            label=line_series.label,
-            linestyle="--" if line_series.dashed else "-",
-            markerfacecolor="white" if line_series.dashed else None,
-        )
-        if len(series) == 1:  # with several lines, overlapping bands muddy the picture; error bars suffice
-            axes.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.15, linewidth=0)
-        axes.errorbar(
-            xs,
-            ys,
-            yerr=[
-                [max(0.0, y - low) for y, low in zip(ys, lows, strict=True)],
-                [max(0.0, h - y) for y, h in zip(ys, highs, strict=True)],
-            ],
-            fmt="none",
-            ecolor=line.get_color(),
-            capsize=3,
-            linewidth=1,
-        )
+        _draw_line(axes, line_series, xs, ys, lows, highs, band=len(series) == 1)
         top = max(top, *highs)
     for level in chance_levels(runs) if percent else []:
         axes.axhline(
@@ -172,3 +150,40 @@ def _draw_on(
     axes.grid(True, which="major", alpha=0.3)
     if legend:
         axes.legend(loc="best", fontsize="small", frameon=True)
+
+
+def _draw_line(
+    axes: Axes,
+    line_series: Series,
+    xs: list[float],
+    ys: list[float],
+    lows: list[float],
+    highs: list[float],
+    *,
+    band: bool,
+) -> None:
+    """One series: the line with its error bars, and with ``band`` its 95% band shaded (with several
+    lines, overlapping bands muddy the picture; error bars suffice)."""
+    (line,) = axes.plot(
+        xs,
+        ys,
+        marker="o",
+        linewidth=1.8,
+        label=line_series.label,
+        linestyle="--" if line_series.dashed else "-",
+        markerfacecolor="white" if line_series.dashed else None,
+    )
+    if band:
+        axes.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.15, linewidth=0)
+    axes.errorbar(
+        xs,
+        ys,
+        yerr=[
+            [max(0.0, y - low) for y, low in zip(ys, lows, strict=True)],
+            [max(0.0, h - y) for y, h in zip(ys, highs, strict=True)],
+        ],
+        fmt="none",
+        ecolor=line.get_color(),
+        capsize=3,
+        linewidth=1,
+    )

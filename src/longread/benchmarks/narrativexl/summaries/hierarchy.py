@@ -49,39 +49,7 @@ def hierarchical_summaries(
     for level in range(1, MAX_LEVELS + 1):
         if len(current) <= 1:
             break
-        groups = prompts.rechunk(
-            prompts.numbered_summaries([c.true for c in current]), settings.meta_chunk_chars
-        )
-        if len(groups) == len(
-            current
-        ):  # no two summaries fit one meta-chunk: merge pairs so the level shrinks
-            groups = [list(range(k, min(k + 2, len(current)))) for k in range(0, len(current), 2)]
-        pieces = prompts.numbered_summaries([c.true for c in current])
-        results = cached_generate(
-            backend,
-            cache,
-            [
-                GenerateRequest(
-                    prompts.summarize_summaries("".join(pieces[k] for k in group), tag=tag),
-                    max_tokens=settings.hierarchical_max_tokens,
-                )
-                for group in groups
-            ],
-            [f"{book_id} hierarchical level {level} summary {n}" for n in range(len(groups))],
-        )
-        next_level = []
-        for n, (group, result) in enumerate(zip(groups, results, strict=True)):
-            answer, _ = prompts.read_answer(result.text, tag=tag)
-            covered = [current[k] for k in group]
-            next_level.append(
-                HierarchicalSummary(
-                    level=level,
-                    index=n,
-                    true=answer if answer else "",
-                    first_scene=covered[0].first_scene,
-                    last_scene=covered[-1].last_scene,
-                )
-            )
+        next_level = _merge_level(book_id, level, current, backend, cache, settings)
         merged.extend(next_level)
         current = next_level
     falses = cached_generate(
@@ -104,3 +72,46 @@ def hierarchical_summaries(
         usable = answer if item.true and not any(p.fatal for p in problems) else None
         out.append(item.model_copy(update={"false": usable}))
     return out
+
+
+def _merge_level(
+    book_id: str,
+    level: int,
+    current: list[HierarchicalSummary],
+    backend: Backend,
+    cache: GenerationCache,
+    settings: SummarySettings,
+) -> list[HierarchicalSummary]:
+    """The summaries of ``level``: the level below merged, as many per meta-chunk as fit."""
+    tag = settings.answer_tag
+    groups = prompts.rechunk(prompts.numbered_summaries([c.true for c in current]), settings.meta_chunk_chars)
+    if len(groups) == len(current):
+        # no two summaries fit one meta-chunk: merge pairs so the level shrinks
+        groups = [list(range(k, min(k + 2, len(current)))) for k in range(0, len(current), 2)]
+    pieces = prompts.numbered_summaries([c.true for c in current])
+    results = cached_generate(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.summarize_summaries("".join(pieces[k] for k in group), tag=tag),
+                max_tokens=settings.hierarchical_max_tokens,
+            )
+            for group in groups
+        ],
+        [f"{book_id} hierarchical level {level} summary {n}" for n in range(len(groups))],
+    )
+    next_level = []
+    for n, (group, result) in enumerate(zip(groups, results, strict=True)):
+        answer, _ = prompts.read_answer(result.text, tag=tag)
+        covered = [current[k] for k in group]
+        next_level.append(
+            HierarchicalSummary(
+                level=level,
+                index=n,
+                true=answer if answer else "",
+                first_scene=covered[0].first_scene,
+                last_scene=covered[-1].last_scene,
+            )
+        )
+    return next_level
