@@ -1,6 +1,7 @@
 """The ``longread`` command is declared, not built at run time: every command is a module-level
-function of a module under ``longread.cli`` (no ``register()`` closures), every expected command is
-there, and MuLD's build commands are exactly the rows of ``cli.muld.MULD_BUILDERS``."""
+function of a module under ``longread.cli`` (no ``register()`` closures), every command of this
+list is there (a new one may join), and MuLD's build commands are exactly the rows of
+``cli.muld.MULD_BUILDERS``."""
 
 from __future__ import annotations
 
@@ -65,8 +66,8 @@ def declared(callback: Callable[..., Any]) -> Callable[..., Any]:
     return target.func if isinstance(target, partial) else target
 
 
-def test_every_expected_command_is_there_and_no_other() -> None:
-    assert {name for name, _ in commands()} == EXPECTED
+def test_every_expected_command_is_there() -> None:
+    assert EXPECTED - {name for name, _ in commands()} == set()
 
 
 def test_every_command_is_a_module_level_function_of_the_cli_package() -> None:
