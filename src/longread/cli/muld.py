@@ -78,8 +78,11 @@ class MuldBuilder:
 
     def signature(self) -> inspect.Signature:
         """The command's signature: :func:`build_muld`'s shared options, then :meth:`options`."""
-        shared = list(inspect.signature(build_muld).parameters.values())[1:-1]
-        shared = [p.replace(annotation=self.out) if p.name == "out" else p for p in shared]
+        shared = [
+            p.replace(annotation=self.out) if p.name == "out" else p
+            for p in inspect.signature(build_muld).parameters.values()
+            if p.name != "builder" and p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
         keyword = inspect.Parameter.KEYWORD_ONLY
         return inspect.Signature([p.replace(kind=keyword) for p in [*shared, *self.options()]])
 
