@@ -25,9 +25,9 @@ of that gender with ``secrets.choice`` (unseedable). Here:
   name) — unless a title stands before it at least ``min_person_votes`` times ("Mrs. Long"): then it is
   a name renamed only right after a title —, known places (``longread/data/places.txt``: Geneva, Milan,
   America) that the book uses as places (place labels and uses after in / at / to / from / near / into /
-  through / towards at least its PERSON mentions, never titled), places (spaCy labels the word GPE/LOC/FAC/ORG more often than PERSON and it is no census
-  first name, or it follows in / near / into / at / from / through in at least
-  ``place_preposition_ratio`` of its uses and 3 times),
+  through / towards at least its PERSON mentions, never titled), places (spaCy labels the word
+  GPE/LOC/FAC/ORG more often than PERSON and it is no census first name, or it follows in / near /
+  into / at / from / through in at least ``place_preposition_ratio`` of its uses and 3 times),
   plural family names ("the Bingleys") are kept as plurals of their stem.
 * **Drawing.** ``random.Random`` seeded from sha256(seed, book id) — never the global RNG — draws, in
   the order of the map (most mentioned first), a first name of the same gender from the top
