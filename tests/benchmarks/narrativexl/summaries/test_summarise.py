@@ -113,7 +113,11 @@ def test_checks_classify_bad_outputs() -> None:
     assert not any(
         p.fatal for p in check_text(other, source=SCENE, reference=good, settings=SummarySettings())
     )
-    long = check_text(other * 4, source=SCENE, reference=good, settings=SummarySettings())
+    longer = (
+        other + " Later that night the two sisters walk to Meryton in the rain, meet the officers there, "
+        "and come home late to find the whole house asleep and every candle out."
+    )
+    long = check_text(longer, source=SCENE, reference=good, settings=SummarySettings())
     assert [p.message.split(" (")[0] for p in long if not p.fatal] == ["too long"]
     short = check_text("Bennet.", source=SCENE * 10, settings=SummarySettings())
     assert [p.message.split(" (")[0] for p in short] == ["too short"]

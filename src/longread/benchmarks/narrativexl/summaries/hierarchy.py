@@ -3,7 +3,8 @@
 Level 0 are the scene summaries, each with a false summary drawn by a seeded RNG from the
 scene's distortions; each next level groups the previous one into meta-chunks and summarises
 them, until one summary remains; every merged summary gets a distorted version (None when it
-fails a check). See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+fails a check). A merge whose answer is missing, empty or a refusal keeps an empty text and says
+why in ``merge_failure``. See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from longread.benchmarks.narrativexl.schema import HierarchicalSummary, SceneSummaries
 from longread.benchmarks.narrativexl.summaries import prompts
 from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, cached_generate
-from longread.benchmarks.narrativexl.summaries.checks import check_text
+from longread.benchmarks.narrativexl.summaries.checks import check_text, merge_failure
 from longread.benchmarks.narrativexl.summaries.settings import SummarySettings
 from longread.models.requests import Backend, GenerateRequest
 
@@ -71,15 +72,17 @@ def hierarchical_summaries(
         )
         next_level = []
         for n, (group, result) in enumerate(zip(groups, results, strict=True)):
-            answer, _ = prompts.read_answer(result.text, tag=tag)
+            answer, read_problem = prompts.read_answer(result.text, tag=tag)
+            failure = merge_failure(answer, read_problem, settings)
             covered = [current[k] for k in group]
             next_level.append(
                 HierarchicalSummary(
                     level=level,
                     index=n,
-                    true=answer if answer else "",
+                    true=answer if answer and failure is None else "",
                     first_scene=covered[0].first_scene,
                     last_scene=covered[-1].last_scene,
+                    merge_failure=failure,
                 )
             )
         merged.extend(next_level)
