@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from functools import cache
 from typing import Any, cast
@@ -11,6 +12,8 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
+from longread.benchmarks.narrativexl.build.book_output import rename_question
+from longread.benchmarks.narrativexl.names import EntityEntry, EntityMap
 from longread.benchmarks.narrativexl.official import (
     OFFICIAL_TYPE_NAMES,
     question_string,
@@ -24,6 +27,7 @@ from longread.benchmarks.narrativexl.questions import (
     SKIP_TOO_CLOSE_TO_END,
     SKIP_TOO_FEW_BOOKS,
     QuestionSettings,
+    drop_repeated_options,
     make_correction_questions,
     make_readalong_questions,
 )
@@ -312,3 +316,32 @@ def test_a_question_that_repeats_a_text_in_every_draw_is_skipped_and_counted() -
     assert result.redrawn[f"lookahead: {REDRAWN_REPEATED_OPTION}"] >= skips * MAX_REDRAWS // 2
     # other-book questions hold one summary of this book at most: they are still made
     assert any(q.question_type == "otherbook" for q in result.questions)
+
+
+def test_options_made_equal_by_renaming_drop_the_question_and_count_it() -> None:
+    """An other-book summary may hold a word this book's map uses as a replacement: renamed, it can
+    equal a summary of this book. Such a question is dropped after renaming and counted."""
+    book, others = books()
+    questions = list(make_readalong_questions(book, others, np.random.default_rng(0)).questions)
+    question = next(q for q in questions if q.question_type == "otherbook" and not q.none_is_answer)
+    true_text = question.options[question.answer].text
+    word = re.findall(r"\b[A-Z][a-z]{3,}\b", true_text)[0]
+    twin = question.model_copy(
+        update={
+            "options": tuple(
+                o.model_copy(update={"text": true_text.replace(word, "Zebulon")})
+                if k == (question.answer + 1) % 5
+                else o
+                for k, o in enumerate(question.options)
+            )
+        }
+    )
+    names = EntityMap(
+        book_id=book.book_id,
+        seed=0,
+        entries=(EntityEntry(original=word, replacement="Zebulon", kind="first", gender="male", mentions=1),),
+    )
+    renamed = [rename_question(q, names) for q in [twin, *questions[:5]]]
+    kept, dropped = drop_repeated_options(renamed, "same after renaming")
+    assert dropped == Counter({"otherbook: same after renaming": 1})
+    assert kept == renamed[1:]
