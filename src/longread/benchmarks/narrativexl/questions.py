@@ -280,9 +280,8 @@ class _Generator:
 
     def question(self, question_type: QuestionType, ordinal: int, position: int) -> ReadAlongQuestion | None:
         """One question of a kind, drawn again while two of its options repeat a text (see the module doc)."""
-        draw = {"lookahead": self.lookahead, "change": self.change, "otherbook": self.otherbook}[
-            question_type
-        ]
+        draws = {"lookahead": self.lookahead, "change": self.change, "otherbook": self.otherbook}
+        draw = draws[question_type]
         for attempt in range(MAX_REDRAWS + 1):
             drawn = draw(position)
             if drawn is None:
