@@ -87,6 +87,21 @@ def hierarchical_summaries(
             )
         merged.extend(next_level)
         current = next_level
+    out.extend(_distort_merged(book_id, merged, backend, cache, settings))
+    return out
+
+
+def _distort_merged(
+    book_id: str,
+    merged: Sequence[HierarchicalSummary],
+    backend: Backend,
+    cache: GenerationCache,
+    settings: SummarySettings,
+) -> list[HierarchicalSummary]:
+    """Every merged summary with its distorted version (None when it fails a check)."""
+    tag = settings.answer_tag
+    # a failed merge has no text to distort: it asks the model nothing and keeps no false version
+    to_distort = [item for item in merged if item.true]
     falses = cached_generate(
         backend,
         cache,
@@ -95,15 +110,15 @@ def hierarchical_summaries(
                 prompts.create_false_hier_summary(item.true, tag=tag),
                 max_tokens=settings.hierarchical_max_tokens,
             )
-            for item in merged
+            for item in to_distort
         ],
-        [f"{book_id} hierarchical level {item.level} false {item.index}" for item in merged],
+        [f"{book_id} hierarchical level {item.level} false {item.index}" for item in to_distort],
     )
-    for item, result in zip(merged, falses, strict=True):
+    false_of: dict[tuple[int, int], str | None] = {}
+    for item, result in zip(to_distort, falses, strict=True):
         answer, read_problem = prompts.read_answer(result.text, tag=tag)
         problems = check_text(
             answer, source="", reference=item.true, settings=settings, read_problem=read_problem
         )
-        usable = answer if item.true and not any(p.fatal for p in problems) else None
-        out.append(item.model_copy(update={"false": usable}))
-    return out
+        false_of[(item.level, item.index)] = None if any(p.fatal for p in problems) else answer
+    return [item.model_copy(update={"false": false_of.get((item.level, item.index))}) for item in merged]
