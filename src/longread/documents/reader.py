@@ -20,11 +20,13 @@ from longread.files import read_head, strip_compression_suffix
 
 Format = Literal["auto", "gutenberg", "pg19", "plain", "ao3-html", "epub", "jsonl"]
 FORMATS: tuple[str, ...] = ("auto", "gutenberg", "pg19", "plain", "ao3-html", "epub", "jsonl")
-# Which benchmark split a reader's books belong to (ChapterBreak's official layout has pg19 and ao3).
+# Which collection a reader's books come from: a benchmark's split and the first part of its ids.
+# A Project Gutenberg file is "gutenberg", a file of a PG-19 split folder "pg19", a plain text "plain";
+# ChapterBreak's official layout (pg19 and ao3 only) files Gutenberg and plain books under pg19.
 COLLECTION_OF_FORMAT = {
-    "gutenberg": "pg19",
+    "gutenberg": "gutenberg",
     "pg19": "pg19",
-    "plain": "pg19",
+    "plain": "plain",
     "ao3-html": "ao3",
     "epub": "ao3",
     "jsonl": "pg19",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from functools import cache
 from typing import Any, cast
@@ -11,16 +12,22 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
+from longread.benchmarks.narrativexl.build.book_output import rename_question
+from longread.benchmarks.narrativexl.names import EntityEntry, EntityMap
 from longread.benchmarks.narrativexl.official import (
     OFFICIAL_TYPE_NAMES,
     question_string,
     questions_shortform_text,
 )
 from longread.benchmarks.narrativexl.questions import (
+    MAX_REDRAWS,
+    REDRAWN_REPEATED_OPTION,
     SKIP_INCOMPLETE,
+    SKIP_REPEATED_OPTION,
     SKIP_TOO_CLOSE_TO_END,
     SKIP_TOO_FEW_BOOKS,
     QuestionSettings,
+    drop_repeated_options,
     make_correction_questions,
     make_readalong_questions,
 )
@@ -256,3 +263,85 @@ def test_settings_are_frozen_and_checked() -> None:
         QuestionSettings(n_decoys=0)
     with pytest.raises(ValueError):
         settings.n_decoys = 3  # type: ignore[misc]
+
+
+def _with_summaries(book: BookSummaries, texts: dict[int, str]) -> BookSummaries:
+    summaries = tuple(
+        item.model_copy(update={"summary": texts[item.index]}) if item.index in texts else item
+        for item in book.summaries
+    )
+    return book.model_copy(update={"summaries": summaries})
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()).lower() == " ".join(b.split()).lower()
+
+
+def test_no_question_shows_one_text_twice_it_is_drawn_again_and_counted() -> None:
+    """Two scenes whose summaries came out the same (as a weak summariser writes them): scene 9 gets
+    scene 10's real summary, in other case and spacing; scene 30 gets the text of scene 31."""
+    book, others = books()
+    text = {item.index: item.summary or "" for item in book.summaries}
+    twins = _with_summaries(
+        book, {9: "  " + text[10].upper().replace(" ", "\n  "), 30: text[31].lower() + "\n"}
+    )
+    redrawn = 0
+    for seed in range(4):
+        result = make_readalong_questions(twins, others, np.random.default_rng(seed))
+        for q in result.questions:
+            texts = [o.text for o in q.options]
+            assert not any(_same_text(a, b) for i, a in enumerate(texts) for b in texts[i + 1 :]), (
+                f"seed {seed}: {q.id} repeats a text"
+            )
+        made = Counter(q.question_type for q in result.questions)
+        for kind in ("lookahead", "change", "otherbook"):
+            tried = made[kind] + sum(n for reason, n in result.skipped.items() if reason.startswith(kind))
+            assert tried == len(book.scenes), "every position still gives a question or a counted skip"
+        assert set(result.redrawn) <= {f"{k}: {REDRAWN_REPEATED_OPTION}" for k in ("lookahead", "change")}
+        redrawn += sum(result.redrawn.values())
+        again = make_readalong_questions(twins, others, np.random.default_rng(seed))
+        assert again == result, "redraws come from the same seeded generator"
+    assert redrawn > 0, "the twin summaries met in some question and were drawn again"
+
+
+def test_a_question_that_repeats_a_text_in_every_draw_is_skipped_and_counted() -> None:
+    book, others = books()
+    same = book.summaries[0].summary or ""
+    one_text = _with_summaries(book, {item.index: same for item in book.summaries if item.summary})
+    result = make_readalong_questions(one_text, others, np.random.default_rng(0))
+    # look-ahead decoys are all this one text: no look-ahead question can be made
+    assert not any(q.question_type == "lookahead" for q in result.questions)
+    skips = result.skipped[f"lookahead: {SKIP_REPEATED_OPTION}"]
+    assert skips > 0
+    assert result.redrawn[f"lookahead: {REDRAWN_REPEATED_OPTION}"] >= skips * MAX_REDRAWS // 2
+    # other-book questions hold one summary of this book at most: they are still made
+    assert any(q.question_type == "otherbook" for q in result.questions)
+
+
+def test_options_made_equal_by_renaming_drop_the_question_and_count_it() -> None:
+    """An other-book summary may hold a word this book's map uses as a replacement: renamed, it can
+    equal a summary of this book. Such a question is dropped after renaming and counted."""
+    book, others = books()
+    questions = list(make_readalong_questions(book, others, np.random.default_rng(0)).questions)
+    question = next(q for q in questions if q.question_type == "otherbook" and not q.none_is_answer)
+    true_text = question.options[question.answer].text
+    word = re.findall(r"\b[A-Z][a-z]{3,}\b", true_text)[0]
+    twin = question.model_copy(
+        update={
+            "options": tuple(
+                o.model_copy(update={"text": true_text.replace(word, "Zebulon")})
+                if k == (question.answer + 1) % 5
+                else o
+                for k, o in enumerate(question.options)
+            )
+        }
+    )
+    names = EntityMap(
+        book_id=book.book_id,
+        seed=0,
+        entries=(EntityEntry(original=word, replacement="Zebulon", kind="first", gender="male", mentions=1),),
+    )
+    renamed = [rename_question(q, names) for q in [twin, *questions[:5]]]
+    kept, dropped = drop_repeated_options(renamed, "same after renaming")
+    assert dropped == Counter({"otherbook: same after renaming": 1})
+    assert kept == renamed[1:]

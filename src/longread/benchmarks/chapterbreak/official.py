@@ -20,6 +20,9 @@ from longread.files import atomic_write_text, read_text
 from longread.text.tokenizers import DEFAULT_TOKENIZER, Encoding, load_tokenizer
 
 OFFICIAL_SPLITS = ("pg19", "ao3")
+# The official layout knows only pg19 and ao3: books of other collections go where their kind of book
+# goes (a Project Gutenberg or plain-text book under pg19, the published set's book collection).
+_OFFICIAL_SPLIT_OF = {"gutenberg": "pg19", "plain": "pg19"}
 # The published prefix lengths (in GPT-2 tokens).
 OFFICIAL_PREFIX_LENGTHS = (256, 512, 1024, 2048, 4096, 8192)
 
@@ -103,10 +106,15 @@ def _import_example(
     )
 
 
+def official_split(split: str) -> str:
+    """The official layout's key for a longread split: ``gutenberg`` and ``plain`` books go under ``pg19``."""
+    return _OFFICIAL_SPLIT_OF.get(split, split)
+
+
 def to_official(instances: Iterable[ChapterBreakInstance]) -> dict[str, dict[str, list[dict[str, Any]]]]:
     layout: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for instance in instances:
-        works = layout.setdefault(instance.split, {})
+        works = layout.setdefault(official_split(instance.split), {})
         works.setdefault(instance.book_id, []).append(
             {"ctx": instance.prefix, "pos": instance.gold, "negs": list(instance.negatives)}
         )

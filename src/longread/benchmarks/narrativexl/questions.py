@@ -29,6 +29,15 @@ the above." is right. A question whose true summary or any decoy is missing
 (a Fail scene, as the authors' ``IsComplete``) is dropped after it is drawn.
 Random draws happen in the authors' order, one ``numpy.random.Generator``
 for the whole book; what is dropped is counted by kind and reason.
+
+Not in the authors' code: a question never shows one text twice. Options are
+compared after folding whitespace and case (:func:`option_key`); two summaries
+that came out the same (a weak summariser can write the same text for two
+scenes) would make a question with a right and a wrong copy of one text. Such a
+question is drawn again from the same generator, up to ``MAX_REDRAWS`` times,
+and skipped when every draw repeats a text; redraws and skips are counted by
+kind and reason. A book whose summaries are all different draws exactly as the
+authors' code does.
 """
 
 from __future__ import annotations
@@ -59,6 +68,26 @@ SKIP_TOO_CLOSE_TO_END = "too close to the end of the book for enough unread scen
 SKIP_TOO_FEW_DISTORTED = "too few distorted summaries among the scenes read"
 SKIP_TOO_FEW_BOOKS = "fewer other books than decoys"
 SKIP_INCOMPLETE = "a failed summary among the options"
+SKIP_REPEATED_OPTION = "two options with the same text in every draw"
+REDRAWN_REPEATED_OPTION = "two options with the same text"
+MAX_REDRAWS = 10
+"""How often a question whose options repeat a text is drawn again before it is skipped."""
+
+
+def option_key(text: str) -> str:
+    """What two options are compared by: the text with runs of whitespace as one space, case folded."""
+    return " ".join(text.split()).casefold()
+
+
+def repeated_option(texts: Sequence[str]) -> tuple[int, int] | None:
+    """The positions of the first two texts that are the same under :func:`option_key`, or None."""
+    seen: dict[str, int] = {}
+    for position, text in enumerate(texts):
+        key = option_key(text)
+        if key in seen:
+            return seen[key], position
+        seen[key] = position
+    return None
 
 
 def keep_text(text: str, from_book_id: str, to_book_id: str) -> str:
@@ -92,6 +121,9 @@ class GeneratedQuestions(BaseModel):
     book_id: str
     questions: tuple[ReadAlongQuestion, ...]
     skipped: dict[str, int] = Field(default_factory=dict)
+    redrawn: dict[str, int] = Field(
+        default_factory=dict, description="questions drawn again (two options with one text), by reason"
+    )
 
 
 _Drawn = tuple[str | None, OptionSource]
@@ -137,6 +169,7 @@ class _Generator:
         self.settings = settings
         self.adapt = adapt
         self.skipped: Counter[str] = Counter()
+        self.redrawn: Counter[str] = Counter()
 
     def _decoy_count(self) -> tuple[bool, int]:
         n_decoys = self.settings.n_decoys
@@ -245,6 +278,22 @@ class _Generator:
             true_scene=None if none_answer or true is None else true[1].scene,
         )
 
+    def question(self, question_type: QuestionType, ordinal: int, position: int) -> ReadAlongQuestion | None:
+        """One question of a kind, drawn again while two of its options repeat a text (see the module doc)."""
+        draws = {"lookahead": self.lookahead, "change": self.change, "otherbook": self.otherbook}
+        draw = draws[question_type]
+        for attempt in range(MAX_REDRAWS + 1):
+            drawn = draw(position)
+            if drawn is None:
+                return None
+            question = self.build(question_type, ordinal, position, drawn)
+            if question is None or repeated_option([o.text for o in question.options]) is None:
+                return question
+            if attempt < MAX_REDRAWS:
+                self.redrawn[f"{question_type}: {REDRAWN_REPEATED_OPTION}"] += 1
+        self.skipped[f"{question_type}: {SKIP_REPEATED_OPTION}"] += 1
+        return None
+
     def run(self) -> list[ReadAlongQuestion]:
         questions: list[ReadAlongQuestion] = []
         plan: list[tuple[QuestionType, int]] = [
@@ -252,15 +301,11 @@ class _Generator:
             ("change", self.settings.change_per_step),
             ("otherbook", self.settings.otherbook_per_step),
         ]
-        draw = {"lookahead": self.lookahead, "change": self.change, "otherbook": self.otherbook}
         for position in range(len(self.book)):
             for question_type, count in plan:
                 made = 0
                 for _ in range(count):
-                    drawn = draw[question_type](position)
-                    if drawn is None:
-                        continue
-                    question = self.build(question_type, made, position, drawn)
+                    question = self.question(question_type, made, position)
                     if question is not None:
                         questions.append(question)
                         made += 1
@@ -293,8 +338,26 @@ def make_readalong_questions(
         )
     questions = generator.run()
     return GeneratedQuestions(
-        book_id=book.book_id, questions=tuple(questions), skipped=dict(generator.skipped)
+        book_id=book.book_id,
+        questions=tuple(questions),
+        skipped=dict(generator.skipped),
+        redrawn=dict(generator.redrawn),
     )
+
+
+def drop_repeated_options(
+    questions: Sequence[ReadAlongQuestion], reason: str
+) -> tuple[list[ReadAlongQuestion], Counter[str]]:
+    """The questions whose options are all different (:func:`option_key`), and the others counted as
+    ``"kind: reason"`` (for texts changed after drawing, e.g. by renaming)."""
+    kept: list[ReadAlongQuestion] = []
+    dropped: Counter[str] = Counter()
+    for question in questions:
+        if repeated_option([option.text for option in question.options]) is None:
+            kept.append(question)
+        else:
+            dropped[f"{question.question_type}: {reason}"] += 1
+    return kept, dropped
 
 
 def make_correction_questions(

@@ -77,6 +77,11 @@ class HierarchicalSummary(_Frozen):
     false: str | None = Field(default=None, description="a distorted version (None: not made or failed)")
     first_scene: int | None = Field(default=None, description="first scene it covers (None: unknown)")
     last_scene: int | None = Field(default=None, description="last scene it covers (None: unknown)")
+    merge_failure: str | None = Field(
+        default=None,
+        description="why merging the level below into this summary failed (no answer, empty, refusal); "
+        "`true` is then empty. None: merged, a level-0 summary, or not recorded (files before this field)",
+    )
 
 
 class OptionSource(_Frozen):

@@ -23,8 +23,12 @@ from longread.benchmarks.narrativexl.build import (
     build_narrativexl,
 )
 from longread.benchmarks.narrativexl.names import EntityMap
-from longread.benchmarks.narrativexl.official import read_questions_shortform, read_tagseparated
-from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, ReadingBook
+from longread.benchmarks.narrativexl.official import (
+    read_hierarchical,
+    read_questions_shortform,
+    read_tagseparated,
+)
+from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, HierarchicalSummary, ReadingBook
 from longread.benchmarks.narrativexl.summaries import SummarySettings
 from longread.errors import LongreadError
 from tests.models_fixtures import SHARED, tuned
@@ -76,6 +80,8 @@ def test_questions_keep_the_authors_rules_on_a_real_build(built: Path) -> None:
     assert {"lookahead", "change", "otherbook"} <= kinds
     for question in book.questions:
         assert len(question.options) == 6
+        texts = [" ".join(option.text.split()).lower() for option in question.options]
+        assert len(set(texts)) == len(texts), f"{question.id} shows one text twice"
         assert question.options[-1].text == NONE_OF_THE_ABOVE
         assert question.options[-1].source.kind in ("none", "otherbook", "lookahead", "change")
         answer = question.options[question.answer]
@@ -135,6 +141,16 @@ def test_official_files_agree_with_the_longread_json(built: Path) -> None:
     assert {item.status for item in summaries.summaries} <= {"OK", "Warning", "Fail"}
     report = json.loads((built / BUILD_REPORT_FILE).read_text(encoding="utf-8"))
     assert report["books"][0]["book_id"] == "2852"
+    # repeated options: redrawn and skipped questions are counted by kind and reason
+    assert isinstance(report["books"][0]["redrawn_questions"], dict)
+    # the hierarchical summaries as JSON lines: the official file's texts, plus why a merge failed
+    official_rows = read_hierarchical(built / "hierarchical" / "2852.tagseparated_hierarch_sum")
+    lines = (built / "hierarchical" / "2852.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [HierarchicalSummary.model_validate_json(line) for line in lines]
+    assert [(r.level, r.true, r.false) for r in rows] == [(r.level, r.true, r.false) for r in official_rows]
+    failed = [r for r in rows if r.merge_failure is not None]
+    assert all(r.true == "" and r.level > 0 for r in failed)
+    assert len(report["books"][0]["failed_merges"]) == len(failed)
     assert any("at most 8 scenes" in line for line in report["books"][0]["left_out"])
 
 

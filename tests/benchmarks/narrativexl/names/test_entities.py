@@ -79,7 +79,35 @@ def test_known_characters_are_found_with_their_gender_and_kind() -> None:
     originals = {entry.original for entry in entity_map.entries}
     for place in ("Netherfield", "Longbourn", "Meryton"):
         assert place not in originals and place in dropped
-    assert "common word" in dropped["Long"]  # Mrs. Long: "long" is a word of the book
+    # Mrs. Long: "long" is a word of the book, but a title before it makes it a name there
+    long = _entry(entity_map, "Long")
+    assert long.after_title_only and long.kind == "last" and long.mentions >= 2
+    assert "Long" not in dropped
+
+
+def test_a_common_word_after_a_title_is_renamed_only_after_a_title() -> None:
+    """Pride and Prejudice: "Mrs. Long" is renamed everywhere; "…founded. Long before…" stays."""
+    entity_map = pride_map()
+    book = read_book(BOOKS / "pg1342.txt.gz")
+    whole = cut_scenes(book, SceneSettings(min_scenes=1)).narrative
+    renamed = apply_entity_map(whole, entity_map)
+    replacement = _entry(entity_map, "Long").replacement
+    assert not re.search(r"Mrs\.\s+Long\b", renamed)
+    assert len(re.findall(rf"Mrs\.\s+{replacement}\b", renamed)) == len(re.findall(r"Mrs\.\s+Long\b", whole))
+    assert re.search(r"founded\.\s+Long before", renamed)
+    assert len(re.findall(r"\blong\b", renamed)) == len(re.findall(r"\blong\b", whole))
+
+
+def test_places_that_are_census_first_names_are_not_characters() -> None:
+    """Frankenstein: Geneva, Milan (census first names) and America are places of the story."""
+    _, entity_map = frankenstein_map()
+    originals = {entry.original for entry in entity_map.entries}
+    dropped = {item.name: item.reason for item in entity_map.dropped}
+    for place in ("Geneva", "Milan", "America"):
+        assert place not in originals
+        assert dropped[place].startswith("a known place"), dropped.get(place)
+    for person in ("Elizabeth", "Clerval", "Henry", "Victor", "Waldman"):
+        assert person in originals, person
 
 
 def test_every_mention_in_every_scene_is_replaced_by_the_same_name() -> None:
@@ -160,8 +188,10 @@ def test_another_books_characters_become_this_books_characters() -> None:
     for original, target in mapping.items():
         source, goal = _entry(frankenstein, original), _entry(pride, target)
         assert goal.kind == source.kind
+        assert not goal.after_title_only  # "Long" would stay "Long" where no title stands before it
         if source.plural_of is None and any(
-            e.kind == source.kind and e.gender == source.gender for e in pride.entries
+            e.kind == source.kind and e.gender == source.gender and not e.after_title_only
+            for e in pride.entries
         ):
             assert goal.gender == source.gender
     # Frankenstein's most mentioned woman is Pride and Prejudice's most mentioned woman.

@@ -4,6 +4,7 @@ line it was writing) and hierarchical summaries."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from longread.benchmarks.narrativexl.schema import Scene, SceneSummaries
+from longread.benchmarks.narrativexl.schema import HierarchicalSummary, Scene, SceneSummaries
 from longread.benchmarks.narrativexl.summaries import (
     SummarySettings,
     check_text,
@@ -113,7 +114,11 @@ def test_checks_classify_bad_outputs() -> None:
     assert not any(
         p.fatal for p in check_text(other, source=SCENE, reference=good, settings=SummarySettings())
     )
-    long = check_text(other * 4, source=SCENE, reference=good, settings=SummarySettings())
+    longer = (
+        other + " Later that night the two sisters walk to Meryton in the rain, meet the officers there, "
+        "and come home late to find the whole house asleep and every candle out."
+    )
+    long = check_text(longer, source=SCENE, reference=good, settings=SummarySettings())
     assert [p.message.split(" (")[0] for p in long if not p.fatal] == ["too long"]
     short = check_text("Bennet.", source=SCENE * 10, settings=SummarySettings())
     assert [p.message.split(" (")[0] for p in short] == ["too short"]
@@ -240,3 +245,23 @@ def test_real_hierarchical_summaries_merge_to_one(first_run: FirstRun, tmp_path:
     assert top.false is None or top.false != top.true
     again = hierarchical_summaries("pg1342", summaries, backend, cache, settings)
     assert again == hierarchy and backend.generated == 2
+
+
+@needs_book
+def test_a_merge_without_an_answer_says_why_in_merge_failure(first_run: FirstRun, tmp_path: Path) -> None:
+    """With the authors' BEGIN ANSWER tag rule SmolLM2-135M writes no tag: the real merge has no answer."""
+    summaries = first_run.summaries
+    backend = _counting_smollm2()
+    cache = GenerationCache(_copy(first_run, tmp_path))
+    tagged = SETTINGS.model_copy(update={"answer_tag": True, "meta_chunk_chars": 100_000})
+    hierarchy = hierarchical_summaries("pg1342", summaries, backend, cache, tagged)
+    assert backend.generated == 1  # the merge; a failed merge has nothing to distort
+    assert [h.level for h in hierarchy] == [0, 0, 1]
+    assert all(h.merge_failure is None for h in hierarchy[:2])
+    top = hierarchy[-1]
+    assert top.merge_failure == f"no {prompts.BEGIN_ANSWER_TAG} tag"
+    assert top.true == "" and top.false is None and (top.first_scene, top.last_scene) == (0, 1)
+    # The field survives JSON, and a record written before it existed still loads (as "not recorded").
+    assert HierarchicalSummary.model_validate_json(top.model_dump_json()) == top
+    old = {k: v for k, v in hierarchy[0].model_dump(mode="json").items() if k != "merge_failure"}
+    assert HierarchicalSummary.model_validate_json(json.dumps(old)).merge_failure is None

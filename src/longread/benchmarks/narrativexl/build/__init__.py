@@ -25,6 +25,7 @@ Layout of ``DIR``::
     books/<id>.tagseparated                    the authors' TrueAndFalseSummaries layout
     questions/<id>.questions_shortform         the authors' question layout
     hierarchical/<id>.tagseparated_hierarch_sum
+    hierarchical/<id>.jsonl  the same summaries with scene ranges and why a merge failed (merge_failure)
     readalong/<id>.json   scenes + questions with every option's origin (what `eval` reads)
     corrections/<id>.jsonl summary-correction questions
     entity_maps/<id>.json  original → replacement names

@@ -99,6 +99,14 @@ def write_book(
     )
     if hierarchy:
         write_hierarchical(hierarchy, out / "hierarchical" / f"{book_id}.tagseparated_hierarch_sum")
+        # the authors' layout has no room for scene ranges or a failed merge: the JSON lines keep them
+        atomic_write_text(
+            out / "hierarchical" / f"{book_id}.jsonl",
+            "".join(
+                json.dumps(item.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"
+                for item in hierarchy
+            ),
+        )
     reading = ReadingBook(
         book_id=book_id,
         scenes=tuple(scene.text for scene in summaries.scenes),

@@ -25,6 +25,7 @@ Layout of ``DIR``::
     books/<id>.tagseparated                    the authors' TrueAndFalseSummaries layout
     questions/<id>.questions_shortform         the authors' question layout
     hierarchical/<id>.tagseparated_hierarch_sum
+    hierarchical/<id>.jsonl  the same summaries with scene ranges and why a merge failed (merge_failure)
     readalong/<id>.json   scenes + questions with every option's origin (what `eval` reads)
     corrections/<id>.jsonl summary-correction questions
     entity_maps/<id>.json  original → replacement names
@@ -36,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,7 @@ from longread.benchmarks.narrativexl.names import EntityMap, adapt_other_book, b
 from longread.benchmarks.narrativexl.official import write_tagseparated
 from longread.benchmarks.narrativexl.questions import (
     QuestionSettings,
+    drop_repeated_options,
     make_correction_questions,
     make_readalong_questions,
 )
@@ -86,6 +89,7 @@ logger = logging.getLogger(__name__)
 
 BUILD_SETTINGS_FILE = "build_settings.json"
 CACHE_DIR = ".cache"
+SKIP_REPEATED_AFTER_RENAMING = "two options with the same text once names were substituted"
 
 
 class NarrativeXLBuildSettings(BaseModel):
@@ -219,6 +223,12 @@ def _summarise_books(
             hierarchy,
         )
         outcome.scenes = len(scenes)
+        outcome.failed_merges = [
+            f"level {item.level} summary {item.index} (scenes {item.first_scene}–{item.last_scene}): "
+            f"{item.merge_failure}"
+            for item in hierarchy
+            if item.merge_failure is not None
+        ]
         for item in summaries:
             outcome.statuses[item.status] = outcome.statuses.get(item.status, 0) + 1
             if item.status != "OK":
@@ -282,14 +292,19 @@ def _write_question_book(
         settings=settings.questions,
     )
     questions = list(drawn.questions)
-    outcome.skipped_questions = dict(drawn.skipped)
+    skipped = Counter(drawn.skipped)
+    outcome.redrawn_questions = dict(drawn.redrawn)
     corrections = make_correction_questions(book_id, hierarchy, len(summaries_of_book.scenes))
     if settings.substitute_names:
         name_map = maps[book_id]
         summaries_of_book = rename_summaries(summaries_of_book, name_map)
         hierarchy = [rename_hierarchical(item, name_map) for item in hierarchy]
-        questions = [rename_question(question, name_map) for question in questions]
+        questions, repeated = drop_repeated_options(
+            [rename_question(question, name_map) for question in questions], SKIP_REPEATED_AFTER_RENAMING
+        )
+        skipped.update(repeated)
         corrections = [rename_correction(question, name_map) for question in corrections]
+    outcome.skipped_questions = dict(sorted(skipped.items()))
     for question in questions:
         outcome.questions[question.question_type] = outcome.questions.get(question.question_type, 0) + 1
         outcome.none_answers += int(question.none_is_answer)

@@ -26,8 +26,12 @@ class BookOutcome:
     corrections: int = 0
     characters: int = 0
     skipped_questions: dict[str, int] = field(default_factory=dict)
+    redrawn_questions: dict[str, int] = field(default_factory=dict)
+    """Questions drawn again (two options with one text), by ``"kind: reason"``."""
     left_out: list[str] = field(default_factory=list)
     failed_scenes: list[str] = field(default_factory=list)
+    failed_merges: list[str] = field(default_factory=list)
+    """Hierarchical summaries whose merge failed, with why (their text is empty)."""
 
 
 @dataclass
@@ -61,8 +65,12 @@ class NarrativeXLBuildReport:
             )
             for reason, count in sorted(book.skipped_questions.items()):
                 lines.append(f"    skipped {count} question(s): {reason}")
+            for reason, count in sorted(book.redrawn_questions.items()):
+                lines.append(f"    redrawn {count} question(s): {reason}")
             for failure in book.failed_scenes:
                 lines.append(f"    scene {failure}")
+            for failure in book.failed_merges:
+                lines.append(f"    hierarchical merge failed: {failure}")
         for name, reason in self.skipped_books:
             lines.append(f"  skipped {name}: {reason}")
         lines.append(

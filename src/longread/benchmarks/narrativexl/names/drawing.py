@@ -67,6 +67,7 @@ def draw_replacements(
                 gender=name.gender,
                 mentions=name.mentions,
                 plural_of=name.plural_of,
+                after_title_only=name.after_title_only,
             )
         )
     return EntityMap(book_id=book_id, seed=seed, entries=tuple(entries), dropped=found.dropped)

@@ -22,9 +22,12 @@ of that gender with ``secrets.choice`` (unseedable). Here:
   often takes Lydia or Georgiana for a place; ``min_bare_mentions`` for a word never titled that is no
   census first name: "Michaelmas", "Clapham"), single letters and initials, ALL-CAPS words, common English
   words (the lower-case word is used in the book at least ``common_word_ratio`` times as often as the
-  name), places (spaCy labels the word GPE/LOC/FAC/ORG more often than PERSON and it is no census
-  first name, or it follows in / near / into / at / from / through in at least
-  ``place_preposition_ratio`` of its uses and 3 times),
+  name) — unless a title stands before it at least ``min_person_votes`` times ("Mrs. Long"): then it is
+  a name renamed only right after a title —, known places (``longread/data/places.txt``: Geneva, Milan,
+  America) that the book uses as places (place labels and uses after in / at / to / from / near / into /
+  through / towards at least its PERSON mentions, never titled), places (spaCy labels the word
+  GPE/LOC/FAC/ORG more often than PERSON and it is no census first name, or it follows in / near /
+  into / at / from / through in at least ``place_preposition_ratio`` of its uses and 3 times),
   plural family names ("the Bingleys") are kept as plurals of their stem.
 * **Drawing.** ``random.Random`` seeded from sha256(seed, book id) — never the global RNG — draws, in
   the order of the map (most mentioned first), a first name of the same gender from the top

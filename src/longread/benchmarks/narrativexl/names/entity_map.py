@@ -60,6 +60,10 @@ class EntityEntry(BaseModel):
     gender: Gender
     mentions: int = Field(description="whole-word uses in the text the map was built from")
     plural_of: str | None = Field(default=None, description="for a family plural ('Bingleys'): its stem")
+    after_title_only: bool = Field(
+        default=False,
+        description="a common word that names someone after a title ('Mrs. Long'): replaced only there",
+    )
 
 
 class DroppedName(BaseModel):
@@ -84,6 +88,10 @@ class EntityMap(BaseModel):
 
     def replacements(self) -> dict[str, str]:
         return {entry.original: entry.replacement for entry in self.entries}
+
+    def after_title_only(self) -> frozenset[str]:
+        """The originals replaced only right after a title (common words: "Mrs. Long", not "Long ago")."""
+        return frozenset(entry.original for entry in self.entries if entry.after_title_only)
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=1, ensure_ascii=False) + "\n"

@@ -1,15 +1,19 @@
-"""Fixed vocabularies of name finding: titles (the gender and name kind they signal) and census names.
+"""Fixed vocabularies of name finding: titles (the gender and name kind they signal), census names, places.
 
 Titles are never part of a name; a gendered title before a name votes for its gender, and
 ``FIRST_NAME_TITLES`` / the others vote for a first name / a surname (``NO_KIND_TITLES`` for
-neither). The census lists come from the ``names`` package, frequency-ranked, read once.
+neither). The census lists come from the ``names`` package, frequency-ranked, read once. The known
+places (``longread/data/places.txt``: continents, countries, notable cities, British towns and
+counties) are names a book may use for a place rather than a person (Geneva, Milan, Florence).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import re
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from longread.errors import BadInputError
@@ -116,3 +120,23 @@ def census() -> Census:
         female=_read_census_file("dist.female.first"),
         surnames=_read_census_file("dist.all.last"),
     )
+
+
+PLACES_FILE = "places.txt"
+
+
+@functools.cache
+def known_places() -> frozenset[str]:
+    """The notable place names shipped in ``longread/data/places.txt`` (one a line, ``#`` comments)."""
+    text = (resources.files("longread") / "data" / PLACES_FILE).read_text(encoding="utf-8")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return frozenset(line for line in lines if line)
+
+
+def after_title(names: list[str]) -> re.Pattern[str]:
+    """Whole-word ``names`` right after a title and its point or one space ("Mrs. Long", "Mrs Long")."""
+    behind = "|".join(
+        f"(?<=\\b{title.capitalize()}{point}\\s)" for title in sorted(TITLES) for point in ("\\.", "")
+    )
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=lambda n: (-len(n), n)))
+    return re.compile(f"(?:{behind})(?:{alternatives})(?![^\\W\\d_])")

@@ -1,8 +1,9 @@
 """Applying entity maps to text: this book's names replaced, or another book's names mapped onto this book's.
 
 One regex pass, longest name first, whole words, ALL-CAPS kept in capitals, possessives untouched: a
-replacement is never replaced again. Another book's characters go, by rank within (kind, gender), to
-this book's original characters.
+replacement is never replaced again. A common word kept as a name because titles stand before it
+("Mrs. Long") is replaced only right after a title ("Long before" stays). Another book's characters
+go, by rank within (kind, gender), to this book's original characters.
 """
 
 from __future__ import annotations
@@ -13,24 +14,32 @@ from collections.abc import Iterable, Mapping
 
 from longread.benchmarks.narrativexl.names.drawing import _plural
 from longread.benchmarks.narrativexl.names.entity_map import EntityEntry, EntityMap
+from longread.benchmarks.narrativexl.names.lists import after_title
 
 
-def _substitute(text: str, mapping: Mapping[str, str]) -> str:
-    """Replace whole-word names in one pass, longest first; ALL-CAPS originals get capital replacements."""
+def _substitute(text: str, mapping: Mapping[str, str], titled_only: frozenset[str] = frozenset()) -> str:
+    """Replace whole-word names in one pass, longest first; ALL-CAPS originals get capital replacements;
+    the names in ``titled_only`` only right after a title."""
     if not mapping:
         return text
     table: dict[str, str] = {}
     for original, replacement in mapping.items():
         table[original] = replacement
-        table.setdefault(original.upper(), replacement.upper())
-    alternatives = "|".join(re.escape(name) for name in sorted(table, key=lambda n: (-len(n), n)))
-    pattern = re.compile(rf"(?<![^\W\d_])(?:{alternatives})(?![^\W\d_])")
+        if original not in titled_only:
+            table.setdefault(original.upper(), replacement.upper())
+    anywhere = [name for name in table if name not in titled_only]
+    alternatives = "|".join(re.escape(name) for name in sorted(anywhere, key=lambda n: (-len(n), n)))
+    parts = [rf"(?<![^\W\d_])(?:{alternatives})(?![^\W\d_])"] if anywhere else []
+    titled = sorted(name for name in table if name in titled_only)
+    if titled:
+        parts.append(after_title(titled).pattern)
+    pattern = re.compile("|".join(parts))
     return pattern.sub(lambda match: table[match.group()], text)
 
 
 def apply_entity_map(text: str, entity_map: EntityMap) -> str:
     """``text`` with every original name of the map replaced by its replacement (see the module doc)."""
-    return _substitute(text, entity_map.replacements())
+    return _substitute(text, entity_map.replacements(), entity_map.after_title_only())
 
 
 def _ranked_groups(entries: Iterable[EntityEntry]) -> dict[tuple[str, str], list[EntityEntry]]:
@@ -52,7 +61,8 @@ def other_book_names(from_map: EntityMap, to_map: EntityMap) -> dict[str, str]:
     (kind, gender), cycling when this book has fewer — so the other book's heroine becomes this
     book's heroine. Plurals follow their stems.
     """
-    mine = _ranked_groups(to_map.entries)
+    # a name renamed only after a title ("Long") takes no other book's names: bare, it would stay
+    mine = _ranked_groups(entry for entry in to_map.entries if not entry.after_title_only)
     theirs = _ranked_groups(from_map.entries)
     mapping: dict[str, str] = {}
     for (kind, gender), group in theirs.items():
@@ -74,4 +84,4 @@ def adapt_other_book(text: str, from_map: EntityMap, to_map: EntityMap) -> str:
     The result reads as if it were about this book's people, in their *original* names; substitute
     it with ``apply_entity_map(…, to_map)`` like this book's own summaries.
     """
-    return _substitute(text, other_book_names(from_map, to_map))
+    return _substitute(text, other_book_names(from_map, to_map), from_map.after_title_only())

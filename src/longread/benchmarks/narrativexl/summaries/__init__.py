@@ -19,8 +19,10 @@ Scenes (Dataloaders.create_chunk_summaries / create_false_book_chunk_summaries):
 Checks that only warn (the text is kept): a summary shorter or longer than the
 ``summary_*_ratio`` bounds relative to its source scene, a distortion outside
 ``distortion_*_ratio`` of its true summary ("same length"), an answer cut at
-``max_tokens``. The status is Fail (no summary), Warning (any warning) or OK;
-the comment lists the reasons.
+``max_tokens``, an answer that loops on its own words (a sentence of at least
+``repeated_sentence_words`` words said twice, or more than ``repetition_threshold``
+of its word ``repetition_ngram``-grams repeating earlier ones). The status is Fail
+(no summary), Warning (any warning) or OK; the comment lists the reasons.
 
 Hierarchical (CreateHiararchicalSummariesTrueOnly.py, AddDistortedHierarchicalSummaries.py):
 level 0 are the scene summaries (scenes without one are left out, and the
@@ -30,7 +32,8 @@ Each next level writes the previous one as ``"Summary {i}: {s}\n"`` lines,
 groups them into meta-chunks of at most ``meta_chunk_chars`` characters
 (``rechunk_book``) and summarises each with ``SummarizeSummariesDetailedEvents2``,
 until one summary remains. Every merged summary gets a distorted version from
-``CreateFalseHierSummary`` (None when it fails a check).
+``CreateFalseHierSummary`` (None when it fails a check). A merge whose answer is missing,
+empty or a refusal is kept with an empty text and the reason in ``merge_failure``.
 
 The work is split by rule: :mod:`.summary_settings` (the settings), :mod:`.summary_checks`
 (the checks of one answer), :mod:`.summary_scenes` (scene summaries and distortions) and
@@ -39,7 +42,13 @@ The work is split by rule: :mod:`.summary_settings` (the settings), :mod:`.summa
 
 from __future__ import annotations
 
-from longread.benchmarks.narrativexl.summaries.checks import Problem, check_text, copied_share
+from longread.benchmarks.narrativexl.summaries.checks import (
+    Problem,
+    check_text,
+    copied_share,
+    merge_failure,
+    repetition,
+)
 from longread.benchmarks.narrativexl.summaries.hierarchy import MAX_LEVELS, hierarchical_summaries
 from longread.benchmarks.narrativexl.summaries.scenes import (
     NO_FAKE_SUMMARIES,
@@ -58,5 +67,7 @@ __all__ = [
     "copied_share",
     "distortion_count",
     "hierarchical_summaries",
+    "merge_failure",
+    "repetition",
     "summarise_scenes",
 ]

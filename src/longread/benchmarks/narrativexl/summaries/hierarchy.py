@@ -3,7 +3,8 @@
 Level 0 are the scene summaries, each with a false summary drawn by a seeded RNG from the
 scene's distortions; each next level groups the previous one into meta-chunks and summarises
 them, until one summary remains; every merged summary gets a distorted version (None when it
-fails a check). See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+fails a check). A merge whose answer is missing, empty or a refusal keeps an empty text and says
+why in ``merge_failure``. See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from longread.benchmarks.narrativexl.schema import HierarchicalSummary, SceneSummaries
 from longread.benchmarks.narrativexl.summaries import prompts
 from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, cached_generate
-from longread.benchmarks.narrativexl.summaries.checks import check_text
+from longread.benchmarks.narrativexl.summaries.checks import check_text, merge_failure
 from longread.benchmarks.narrativexl.summaries.settings import SummarySettings
 from longread.models.requests import Backend, GenerateRequest
 
@@ -31,7 +32,6 @@ def hierarchical_summaries(
 ) -> list[HierarchicalSummary]:
     """Level 0 (scene summaries) up to one book summary, each with a distorted version where one exists."""
     rng = random.Random(f"{settings.hierarchical_seed}:{book_id}")
-    tag = settings.answer_tag
     level0 = [s for s in summaries if s.summary is not None]
     out = [
         HierarchicalSummary(
@@ -52,25 +52,7 @@ def hierarchical_summaries(
         next_level = _merge_level(book_id, level, current, backend, cache, settings)
         merged.extend(next_level)
         current = next_level
-    falses = cached_generate(
-        backend,
-        cache,
-        [
-            GenerateRequest(
-                prompts.create_false_hier_summary(item.true, tag=tag),
-                max_tokens=settings.hierarchical_max_tokens,
-            )
-            for item in merged
-        ],
-        [f"{book_id} hierarchical level {item.level} false {item.index}" for item in merged],
-    )
-    for item, result in zip(merged, falses, strict=True):
-        answer, read_problem = prompts.read_answer(result.text, tag=tag)
-        problems = check_text(
-            answer, source="", reference=item.true, settings=settings, read_problem=read_problem
-        )
-        usable = answer if item.true and not any(p.fatal for p in problems) else None
-        out.append(item.model_copy(update={"false": usable}))
+    out.extend(_distort_merged(book_id, merged, backend, cache, settings))
     return out
 
 
@@ -103,15 +85,50 @@ def _merge_level(
     )
     next_level = []
     for n, (group, result) in enumerate(zip(groups, results, strict=True)):
-        answer, _ = prompts.read_answer(result.text, tag=tag)
+        answer, read_problem = prompts.read_answer(result.text, tag=tag)
+        failure = merge_failure(answer, read_problem, settings)
         covered = [current[k] for k in group]
         next_level.append(
             HierarchicalSummary(
                 level=level,
                 index=n,
-                true=answer if answer else "",
+                true=answer if answer and failure is None else "",
                 first_scene=covered[0].first_scene,
                 last_scene=covered[-1].last_scene,
+                merge_failure=failure,
             )
         )
     return next_level
+
+
+def _distort_merged(
+    book_id: str,
+    merged: Sequence[HierarchicalSummary],
+    backend: Backend,
+    cache: GenerationCache,
+    settings: SummarySettings,
+) -> list[HierarchicalSummary]:
+    """Every merged summary with its distorted version (None when it fails a check)."""
+    tag = settings.answer_tag
+    # a failed merge has no text to distort: it asks the model nothing and keeps no false version
+    to_distort = [item for item in merged if item.true]
+    falses = cached_generate(
+        backend,
+        cache,
+        [
+            GenerateRequest(
+                prompts.create_false_hier_summary(item.true, tag=tag),
+                max_tokens=settings.hierarchical_max_tokens,
+            )
+            for item in to_distort
+        ],
+        [f"{book_id} hierarchical level {item.level} false {item.index}" for item in to_distort],
+    )
+    false_of: dict[tuple[int, int], str | None] = {}
+    for item, result in zip(to_distort, falses, strict=True):
+        answer, read_problem = prompts.read_answer(result.text, tag=tag)
+        problems = check_text(
+            answer, source="", reference=item.true, settings=settings, read_problem=read_problem
+        )
+        false_of[(item.level, item.index)] = None if any(p.fatal for p in problems) else answer
+    return [item.model_copy(update={"false": false_of.get((item.level, item.index))}) for item in merged]

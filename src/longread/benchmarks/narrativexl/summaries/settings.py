@@ -36,6 +36,14 @@ class SummarySettings(BaseModel):
         default=0.5,
         description="share of the answer's word n-grams found in the source above which it is a copy",
     )
+    repetition_ngram: int = Field(default=4, ge=2, description="word n-grams for the repetition check")
+    repetition_threshold: float = Field(
+        default=0.3,
+        description="share of the answer's word n-grams that repeat an earlier one above which it loops",
+    )
+    repeated_sentence_words: int = Field(
+        default=5, ge=1, description="a sentence of at least this many words said twice: a loop"
+    )
     same_as_true_threshold: float = Field(
         default=0.9,
         description="word-sequence similarity to the true summary at or above which a distortion is one",
