@@ -26,6 +26,8 @@ from longread.cli.options import (
     ray_from_options,
 )
 from longread.errors import LongreadError
+from longread.evaluation.recheck import DEFAULT_RECHECK
+from longread.evaluation.runner import selection_lines
 
 
 def register(app: typer.Typer) -> None:
@@ -112,6 +114,24 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
         ray: RayOption = None,
         ray_workers: RayWorkersOption = None,
+        recheck: Annotated[
+            int,
+            typer.Option(
+                help="On --resume, re-score N finished samples and report those that differ past the "
+                "log-prob tolerance (threads, batch sizes may differ between sessions); 0: none.",
+            ),
+        ] = DEFAULT_RECHECK,
+        same_samples_as: Annotated[
+            Path | None,
+            typer.Option(
+                help="Evaluate exactly the instances (matched by pair id) that the run in this directory "
+                "evaluated, so the two runs compare pair by pair.",
+            ),
+        ] = None,
+        books_list: Annotated[
+            Path | None,
+            typer.Option(help="Evaluate only the books this file names (one book id a line)."),
+        ] = None,
     ) -> None:
         """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
         from longread.evaluation.registry import make_task
@@ -153,6 +173,9 @@ def register(app: typer.Typer) -> None:
                 overwrite=overwrite,
                 request_batch=request_batch,
                 show_progress=not quiet,
+                recheck=recheck,
+                books_list=books_list,
+                same_samples_as=same_samples_as,
             )
             outcome = run_task(chosen, data, backend, out, options)
             files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
@@ -193,6 +216,8 @@ def register(app: typer.Typer) -> None:
             f"{len(outcome.incidents)} incident(s) while answering (kept in {out}/incidents.jsonl):",
             outcome.incidents,
         )
+        for line in selection_lines(outcome) + (outcome.recheck.lines() if outcome.recheck else []):
+            typer.echo(line)
         if outcome.errors or outcome.input_problems:
             raise typer.Exit(code=1)
 
