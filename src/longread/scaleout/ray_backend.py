@@ -5,9 +5,9 @@
 one-process run of the same model, whatever threads either uses: threads,
 replicas and the address are runtime, in ``runtime_facts()``), the same
 methods. Each call's request list is cut into contiguous shards, one per live
-actor, asked in parallel and answered in request order. The runner stays in the driver and stores the rows after every
-call, so ``samples.jsonl``, resume and ``results.json`` are those of a
-one-process run.
+actor, asked in parallel and answered in request order. The runner stays in
+the driver and stores the rows after every call, so ``samples.jsonl``, resume
+and ``results.json`` are those of a one-process run.
 
 Rules:
 
