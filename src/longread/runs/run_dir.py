@@ -122,6 +122,15 @@ class RunDir:
         self._session_start = time.monotonic()
         self._last_checkpoint = self._session_start
         self._stored = stored
+        if resumed and not stored.sessions:
+            # A run made before sessions were listed: its first session is what its config recorded.
+            stored.sessions.append({
+                "started_at": stored.created_at,
+                "resumed": False,
+                "code": stored.config.code.model_dump(mode="json"),
+                "runtime": _json_safe(stored.config.runtime),
+                "listed_later": True,
+            })  # fmt: skip
         self._session_record: dict[str, Any] = {
             "started_at": self._session.started_at,
             "resumed": resumed,

@@ -110,6 +110,11 @@ def test_stored_run_replays_exactly(tmp_path: Path) -> None:
         ChapterBreakTask(settings), data, backend, old_run, RunOptions(show_progress=False, resume=True)
     )
     assert resumed.scored == 0 and resumed.skipped_done == len(old_rows)
+    resumed_config = json.loads((old_run / "config.json").read_text())
+    assert resumed_config["config_hash"] == new_config["config_hash"]  # recomputed under the current rule
+    sessions = resumed_config["sessions"]  # the first, made before sessions were listed, from its config
+    assert [session.get("listed_later", False) for session in sessions] == [True, False]
+    assert sessions[0]["runtime"] == old_config["config"]["runtime"]
 
     new_rows = {row["key"]: row for row in map(json.loads, (tmp_path / "run" / "samples.jsonl").open())}
     assert set(new_rows) == {row["key"] for row in old_rows}
