@@ -95,3 +95,15 @@ def test_paired_difference_matches_a_hand_computation(tmp_path: Path) -> None:
     assert entry["paired"] == 8 and entry["mcnemar_p"] == pytest.approx(0.375)
     assert entry["unmatched_first"] == 1 and stored["group_by"] == ["negatives_from"]
     assert not math.isnan(entry["ci_low"])
+
+
+def test_a_corpus_level_primary_metric_is_said_to_be_unpairable() -> None:
+    from types import SimpleNamespace
+
+    from longread.evaluation.task import Metric
+    from longread.report.paired import NotPairable, _sample_metric
+
+    bleu = Metric("bleu4", "corpus", corpus_value=lambda rows: 0.0)
+    run = SimpleNamespace(primary_metric="bleu4", label="m (translate)")
+    with pytest.raises(NotPairable, match="'bleu4' of m \\(translate\\) is not scored per sample"):
+        _sample_metric(run, [bleu])  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from typing import Any
 from longread.files import atomic_write_text
 from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import load_runs
-from longread.report.paired import PairedDifference, paired_differences, paired_table
+from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
 from longread.report.table import format_caption, format_table, metric_names
 
@@ -64,9 +64,13 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
         table = f"{table}\n\n{grouped}"
         grouped_plot = plot_grouped_curves(runs, group_by, out_dir / grouped_plot_name(group_by))
         figures.append(f"![memory curve by {', '.join(group_by)}]({grouped_plot.name})")
-        paired = paired_differences(runs, group_by)
-        if paired:
+        compared = ""
+        try:
+            paired = paired_differences(runs, group_by)
             compared = paired_table(paired, runs[0].x_axis.scale)
+        except NotPairable as exc:
+            compared = f"{exc}."
+        if compared:
             parts.append(f"Paired, instance by instance:\n\n{compared}")
             table = f"{table}\n\n{compared}"
     markdown = "\n\n".join([*parts, *figures]) + "\n"

@@ -19,13 +19,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
 from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.task import Metric
 from longread.metrics import group_sort_key
 from longread.metrics.paired import PAIRED_RESAMPLES, paired_scores
-from longread.report.grouped import GroupFieldError, field_value, selected_keys
+from longread.report.grouped import field_value, selected_keys
 from longread.report.load import RunReport
 from longread.report.table import format_x
 
@@ -179,12 +180,16 @@ def _scored_rows(run: RunReport, fields: Sequence[str]) -> list[_Scored]:
     return scored
 
 
+class NotPairable(LongreadError):
+    """The runs cannot be compared instance by instance (the report says why instead)."""
+
+
 def _sample_metric(run: RunReport, metrics: Sequence[Metric]) -> Metric:
     metric = next((m for m in metrics if m.name == run.primary_metric), None)
     if metric is None or metric.level != "sample" or metric.sample_value is None:
-        raise GroupFieldError(
-            f"{run.path}: the primary metric {run.primary_metric!r} is not scored per sample, so runs "
-            "cannot be compared instance by instance"
+        raise NotPairable(
+            f"no paired comparison: the primary metric {run.primary_metric!r} of {run.label} is not scored "
+            "per sample (a corpus-level metric has no value per instance)"
         )
     return metric
 
