@@ -205,10 +205,6 @@ class RunDir:
         self._session_record[name] = _json_safe(value)
         self._write_config()
 
-    def sessions(self) -> list[dict[str, Any]]:
-        """Every session of the run so far, this one last, as ``config.json`` lists them."""
-        return [dict(session) for session in self._stored.sessions]
-
     def _write_config(self) -> None:
         self._write_file(self.path / CONFIG_FILE, _pretty_json(self._stored.model_dump(mode="json")))
 
