@@ -160,7 +160,8 @@ def same_samples(
 ) -> tuple[list[T], FixedSelection]:
     """The items whose pair id the run in ``run_dir`` evaluated, in data order, and what it lacked."""
     wanted = run_pair_ids(run_dir)
-    chosen = [item for item in items if pair_of(item) in set(wanted)]
+    wanted_set = set(wanted)
+    chosen = [item for item in items if pair_of(item) in wanted_set]
     found = {pair_of(item) for item in chosen}
     unmatched = [pair for pair in wanted if pair not in found]
     if not chosen:
