@@ -70,7 +70,9 @@ def run_in_own_network(
     """Run ``argv`` inside network and process namespaces of its own (``unshare -n -p -f --mount-proc``):
     only loopback up, Ray's usage stats off and ``root`` on the path, so whatever Ray does no packet can
     leave the machine, and what the test kills or stops (``ray stop``) is only its own."""
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": str(root)}
+    # root/src first: the checkout under test, even where the venv's editable install points elsewhere.
+    path = os.pathsep.join([str(root / "src"), str(root)])
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": path}
     namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc"]
     return subprocess.run(
         [*namespaces, "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"],

@@ -35,6 +35,7 @@ from longread.cli.options import (
 )
 from longread.cli.report import echo_plots
 from longread.errors import LongreadError
+from longread.evaluation.recheck import DEFAULT_RECHECK
 
 if TYPE_CHECKING:
     from longread.evaluation.runner import RunOptions, RunOutcome
@@ -97,6 +98,23 @@ ResumeOption = Annotated[
     bool, typer.Option(help="Continue the run in --out: nothing finished is redone, failures are retried.")
 ]
 OverwriteOption = Annotated[bool, typer.Option(help="Delete the run in --out and start again.")]
+RecheckOption = Annotated[
+    int,
+    typer.Option(
+        help="On --resume, re-score N finished samples and report those that differ past the "
+        "log-prob tolerance (threads, batch sizes may differ between sessions); 0: none.",
+    ),
+]
+SameSamplesAsOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Evaluate exactly the instances (matched by pair id) that the run in this directory "
+        "evaluated, so the two runs compare pair by pair.",
+    ),
+]
+BooksListOption = Annotated[
+    Path | None, typer.Option(help="Evaluate only the books this file names (one book id a line).")
+]
 RequestBatchOption = Annotated[
     int | None, typer.Option(help="Requests sent to the model in one call (default: the model's choice).")
 ]
@@ -132,6 +150,9 @@ def eval_command(
     quiet: QuietOption = False,
     ray: RayOption = None,
     ray_workers: RayWorkersOption = None,
+    recheck: RecheckOption = DEFAULT_RECHECK,
+    same_samples_as: SameSamplesAsOption = None,
+    books_list: BooksListOption = None,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.runner import RunOptions
@@ -154,6 +175,9 @@ def eval_command(
         overwrite=overwrite,
         request_batch=request_batch,
         show_progress=not quiet,
+        recheck=recheck,
+        books_list=books_list,
+        same_samples_as=same_samples_as,
     )
     with ray_for_command(ray, ray_workers) as on_ray:
         load_backend = partial(
@@ -233,6 +257,8 @@ def run_eval(
 def echo_outcome(outcome: RunOutcome, files: ReportFiles, out: Path) -> None:
     """What was scored, the table and plots, then what went wrong (exit code 1 if a sample failed or an
     item of the data could not be read)."""
+    from longread.evaluation.runner import selection_lines
+
     typer.echo(
         f"{outcome.request_kind}: scored {outcome.scored} samples ({outcome.reused} reused from a "
         f"shorter context that held the whole prefix, {outcome.skipped_done} samples already done) "
@@ -253,6 +279,8 @@ def echo_outcome(outcome: RunOutcome, files: ReportFiles, out: Path) -> None:
         f"{len(outcome.incidents)} incident(s) while answering (kept in {out}/incidents.jsonl):",
         outcome.incidents,
     )
+    for line in selection_lines(outcome) + (outcome.recheck.lines() if outcome.recheck else []):
+        typer.echo(line)
     if outcome.errors or outcome.input_problems:
         raise typer.Exit(code=1)
 

@@ -112,3 +112,15 @@ def tokens_of(result: Any) -> int:
     if isinstance(result, ReadAlongResult):
         return result.processed_tokens  # what this question cost, reading on included
     return 0
+
+
+def scored_tokens(result: Any) -> int:
+    """The most tokens any one value of a result sums over (a candidate's, an option's log-prob): what a
+    summed log-prob's tolerance scales with. Results without a per-value count give all their tokens."""
+    if isinstance(result, GroupResult):
+        return max((scored_tokens(part) for part in result.parts), default=0)
+    if isinstance(result, LoglikelihoodResult | ReadAlongResult):
+        return max((score.n_tokens for score in result.scores), default=0)
+    if isinstance(result, RankResult):
+        return max(result.candidate_tokens, default=0)
+    return tokens_of(result)

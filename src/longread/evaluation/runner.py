@@ -24,9 +24,17 @@ from typing import Any
 
 from longread.errors import LongreadError
 from longread.evaluation.dispatch import ask, choose_request_kind, context_was_cut, tokens_of
+from longread.evaluation.recheck import RecheckReport, recheck_rows
 from longread.evaluation.results import summarise_rows
 from longread.evaluation.rows import read_typed_rows
-from longread.evaluation.selection import SAMPLING_RULE, select
+from longread.evaluation.selection import (
+    SAMPLING_RULE,
+    FixedSelection,
+    SelectionError,
+    keep_books,
+    same_samples,
+    select,
+)
 from longread.evaluation.task import Sample, SampleRow, Task
 from longread.models.errors import FatalBackendError
 from longread.models.requests.groups import RequestGroup
@@ -52,14 +60,29 @@ class RunOptions:
     request_batch: int | None = None
     """Requests per backend call; default: the backend's ``preferred_batch`` or 1."""
     show_progress: bool = True
+    recheck: int = 0
+    """On resume, re-score this many finished samples and report those that differ past the log-prob
+    tolerance (:mod:`longread.evaluation.recheck`; the command line's ``--recheck`` defaults to 2)."""
+    books_list: Path | None = None
+    """Only the books this file names (one id a line), before ``sample`` and ``limit``."""
+    same_samples_as: Path | None = None
+    """Exactly the instances (by pair id) the run in this directory evaluated, before ``limit``."""
 
     def runtime(self) -> dict[str, Any]:
-        return {
+        facts: dict[str, Any] = {
             "limit": self.limit,
             "sample": self.sample,
             "sample_seed": self.sample_seed,
             "sampling": SAMPLING_RULE if self.sample is not None else None,
         }
+        # Recorded only when used, so the runtime of runs that do not use them reads as before.
+        extra = {
+            "request_batch": self.request_batch,
+            "recheck": self.recheck or None,
+            "books_list": str(self.books_list) if self.books_list else None,
+            "same_samples_as": str(self.same_samples_as) if self.same_samples_as else None,
+        }
+        return {**facts, **{key: value for key, value in extra.items() if value is not None}}
 
 
 @dataclass
@@ -77,6 +100,10 @@ class RunOutcome:
     incidents: list[str] = field(default_factory=list)
     """What happened to the backend's machinery while samples were answered (a Ray replica died and its
     requests were asked again), as the backend told it; also in the run's ``incidents.jsonl``."""
+    recheck: RecheckReport | None = None
+    """On resume: what re-scoring finished samples found (also in ``config.json``'s ``sessions``)."""
+    selection: FixedSelection | None = None
+    """A fixed selection (``books_list``, ``same_samples_as``): what it asked for and what the data lacked."""
 
 
 OnRow = Callable[[SampleRow], None]
@@ -100,14 +127,7 @@ def run_task(
     if not instances:
         listing = "".join(f"\n  {problem}" for problem in input_problems[:20])
         raise LongreadError(f"{data}: no instances to evaluate{listing}")
-    samples_by_instance = [task.samples(instance) for instance in instances]
-    chosen = select(
-        [samples for samples in samples_by_instance if samples],
-        limit=options.limit,
-        sample=options.sample,
-        seed=options.sample_seed,
-        group_of=lambda samples: samples[0].group,
-    )
+    chosen, fixed = _choose([task.samples(instance) for instance in instances], options)
     model = backend.describe()
     config = make_run_config(
         task=task.name,
@@ -118,7 +138,12 @@ def run_task(
         runtime={**options.runtime(), **_backend_runtime(backend)},
     )
     outcome = RunOutcome(
-        run_dir=run_path, results={}, request_kind=kind, instances=len(chosen), input_problems=input_problems
+        run_dir=run_path,
+        results={},
+        request_kind=kind,
+        instances=len(chosen),
+        input_problems=input_problems,
+        selection=fixed,
     )
     wanted = {sample.key for samples in chosen for sample in samples}
     if len(wanted) != sum(len(samples) for samples in chosen):
@@ -140,13 +165,78 @@ def run_task(
                 _run_chunk(
                     task, kind, backend, run, pending[start : start + batch], batch, outcome, progress, on_row
                 )
+        if fixed is not None:
+            run.note_session("selection", fixed.as_dict())
+        if run.resumed and options.recheck > 0:
+            outcome.recheck = _recheck(task, kind, backend, run, chosen, done, options.recheck)
         rows = [row for row in read_typed_rows(run.path, task.row_model) if row.key in wanted]
         outcome.results = summarise_rows(task, rows, str(model.get("name", "model")))
         if input_problems:
             outcome.results["input_problems"] = input_problems
-        run.write_selection(wanted)
+        run.write_selection(wanted, pair_ids={_pair_of(samples) for samples in chosen})
         run.write_results(outcome.results)
     return outcome
+
+
+def selection_lines(outcome: RunOutcome) -> list[str]:
+    """What a fixed selection took and what the data lacked of it, to print."""
+    fixed = outcome.selection
+    if fixed is None:
+        return []
+    lines = [f"selection ({fixed.source}): {outcome.instances} instance(s) of {fixed.wanted} asked for"]
+    if fixed.unmatched:
+        shown = ", ".join(fixed.unmatched[:10]) + (" …" if len(fixed.unmatched) > 10 else "")
+        lines.append(f"  {len(fixed.unmatched)} of them are not in this data (pair ids): {shown}")
+    return lines
+
+
+def _pair_of(samples: Sequence[Sample[Any]]) -> str:
+    first = samples[0]
+    return first.pair_id if first.pair_id is not None else first.instance_id
+
+
+def _choose(
+    samples_by_instance: list[list[Sample[Any]]], options: RunOptions
+) -> tuple[list[list[Sample[Any]]], FixedSelection | None]:
+    """The instances (as their samples) the run evaluates: a fixed selection first, then sample, limit."""
+    items = [samples for samples in samples_by_instance if samples]
+    fixed: FixedSelection | None = None
+    if options.same_samples_as is not None:
+        if options.sample is not None or options.books_list is not None:
+            raise SelectionError(
+                "--same-samples-as takes the earlier run's instances: drop --sample and --books-list"
+            )
+        items, fixed = same_samples(items, options.same_samples_as, _pair_of)
+    elif options.books_list is not None:
+        items, fixed = keep_books(items, options.books_list, lambda samples: samples[0].group)
+    chosen = select(
+        items,
+        limit=options.limit,
+        sample=options.sample,
+        seed=options.sample_seed,
+        group_of=lambda samples: samples[0].group,
+    )
+    return chosen, fixed
+
+
+def _recheck(
+    task: Task[Any, Any],
+    kind: str,
+    backend: Any,
+    run: RunDir,
+    chosen: Sequence[Sequence[Sample[Any]]],
+    done_before: set[str],
+    count: int,
+) -> RecheckReport:
+    """Re-score ``count`` samples finished in an earlier session (the first by key) and store the report."""
+    earlier = sorted(
+        (sample for samples in chosen for sample in samples if sample.key in done_before),
+        key=lambda sample: sample.key,
+    )[:count]
+    stored = {str(row["key"]): row for row in run.rows()}
+    report = recheck_rows(task, kind, backend, earlier, stored)
+    run.note_session("recheck", report.as_dict())
+    return report
 
 
 def _backend_runtime(backend: Any) -> dict[str, Any]:

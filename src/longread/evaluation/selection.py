@@ -1,10 +1,25 @@
-"""Which instances a run evaluates: all, the first N, or a seeded sample stratified by book."""
+"""Which instances a run evaluates: all, the first N, a seeded sample stratified by book, or a fixed
+selection that runs share so they can be compared pair by pair.
+
+- ``--books-list FILE``: only the books named there (one id a line; ``#`` comments and blank lines
+  skipped); an id the data does not hold is an error naming the file and line.
+- ``--same-samples-as RUN``: exactly the instances an earlier run evaluated, matched by *pair id* (equal
+  for two variants of one item: ChapterBreak's boundary with in-book or out-of-book negatives), read from
+  that run's ``selection.json`` (or, for runs written before it listed pair ids, from its rows). Its
+  pair ids this data lacks are counted and named, never dropped in silence.
+"""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
+
+from longread.errors import LongreadError
+from longread.runs.run_dir import SELECTION_FILE, read_samples
 
 T = TypeVar("T")
 
@@ -60,3 +75,98 @@ def select(
     if limit is not None:
         chosen = chosen[:limit]
     return chosen
+
+
+class SelectionError(LongreadError):
+    """A fixed selection that cannot be applied (unknown book, unreadable run)."""
+
+
+@dataclass(frozen=True)
+class FixedSelection:
+    """What a fixed selection asked for and what this data lacked of it."""
+
+    source: str
+    """``books-list FILE`` or ``same-samples-as RUN``."""
+    wanted: int
+    unmatched: list[str] = field(default_factory=list)
+    """Pair ids of the earlier run this data has no instance for."""
+
+    def as_dict(self) -> dict[str, object]:
+        return {"source": self.source, "wanted": self.wanted, "unmatched": list(self.unmatched)}
+
+
+def read_books_list(path: Path) -> list[tuple[int, str]]:
+    """(line number, book id) of every book named in ``path``: one id a line, blank lines and ``#``
+    comments skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SelectionError(f"{path}: cannot read the books list ({exc})") from None
+    books = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        book = line.split("#", 1)[0].strip()
+        if book:
+            books.append((number, book))
+    if not books:
+        raise SelectionError(f"{path}: names no book (write one book id a line)")
+    return books
+
+
+def keep_books(
+    items: Sequence[T], path: Path, group_of: Callable[[T], str]
+) -> tuple[list[T], FixedSelection]:
+    """The items of the books ``path`` lists, in data order; a listed id the data lacks is an error."""
+    listed = read_books_list(path)
+    have = {group_of(item) for item in items}
+    for number, book in listed:
+        if book not in have:
+            known = ", ".join(sorted(have)[:10]) + (" …" if len(have) > 10 else "")
+            raise SelectionError(
+                f"{path}, line {number}: book {book!r} is not in the data (its books: {known}); "
+                "fix or remove that line"
+            )
+    wanted = {book for _, book in listed}
+    chosen = [item for item in items if group_of(item) in wanted]
+    return chosen, FixedSelection(f"books-list {path}", len(wanted))
+
+
+def run_pair_ids(run_dir: Path) -> list[str]:
+    """The pair ids of the instances an earlier run evaluated (sorted)."""
+    path = run_dir / SELECTION_FILE
+    try:
+        selection = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SelectionError(
+            f"{run_dir}: no {SELECTION_FILE} — not a finished longread run (finish it with --resume)"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise SelectionError(f"{path}: not a selection file ({exc})") from None
+    if isinstance(selection, dict) and isinstance(selection.get("pair_ids"), list):
+        return sorted({str(pair) for pair in selection["pair_ids"]})
+    keys = set(selection.get("keys", [])) if isinstance(selection, dict) else set()
+    # A run written before selection.json listed pair ids: its rows name them (or their instance).
+    pairs = {
+        str(row.get("pair_id") or row.get("id"))
+        for row in read_samples(run_dir)
+        if row.get("key") in keys and (row.get("pair_id") or row.get("id"))
+    }
+    if not pairs:
+        raise SelectionError(f"{path}: lists no instances to take (and its rows name none)")
+    return sorted(pairs)
+
+
+def same_samples(
+    items: Sequence[T], run_dir: Path, pair_of: Callable[[T], str]
+) -> tuple[list[T], FixedSelection]:
+    """The items whose pair id the run in ``run_dir`` evaluated, in data order, and what it lacked."""
+    wanted = run_pair_ids(run_dir)
+    wanted_set = set(wanted)
+    chosen = [item for item in items if pair_of(item) in wanted_set]
+    found = {pair_of(item) for item in chosen}
+    unmatched = [pair for pair in wanted if pair not in found]
+    if not chosen:
+        raise SelectionError(
+            f"{run_dir}: none of its {len(wanted)} instances (pair ids such as {wanted[0]!r}) is in this "
+            "data — was it made from another build?"
+        )
+    return chosen, FixedSelection(f"same-samples-as {run_dir}", len(wanted), unmatched)

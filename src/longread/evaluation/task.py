@@ -57,6 +57,9 @@ class Sample(Generic[InstanceT]):
     """What stratified sampling spreads over (a book id); also shown in errors."""
     context_budget: int | None = None
     reuse_group: str | None = None
+    pair_id: str | None = None
+    """Equal for the instances of two variants of one item (ChapterBreak: the same boundary of a book with
+    in-book or out-of-book negatives), so runs can be compared pair by pair; None: the instance id."""
 
 
 @dataclass(frozen=True)

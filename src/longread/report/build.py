@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from longread.files import atomic_write_text
 from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import load_runs
+from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
 from longread.report.table import format_caption, format_table, metric_names
 
 REPORT_FILE = "report.md"
+REPORT_JSON_FILE = "report.json"
 PLOT_FILE = "memory_curve.png"
 EVERY_METRIC_FILE = "every_metric.png"
 
@@ -25,6 +29,9 @@ class ReportFiles:
     grouped_plot: Path | None = None
     every_metric_plot: Path | None = None
     """``every_metric.png``: a panel per metric, for tasks scored by several (MuLD: BLEU, ROUGE-L …)."""
+    json_file: Path | None = None
+    """``report.json``: the runs, ``--group-by`` and the paired differences, for other programs."""
+    paired: tuple[PairedDifference, ...] = ()
 
 
 def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str] = ()) -> ReportFiles:
@@ -32,7 +39,9 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
 
     ``group_by`` (row fields, e.g. ``suffix_type``) adds a table of the primary metric
     per group × x value, the paper's side-by-side comparison, and a plot with a line
-    per run × group (``memory_curve_by_<fields>.png``).
+    per run × group (``memory_curve_by_<fields>.png``). With two runs or more it also compares each
+    later run with the first instance by instance (:mod:`longread.report.paired`), in ``report.md`` and
+    ``report.json``.
     """
     if not run_dirs:
         raise ValueError("build_report needs at least one run directory")
@@ -48,17 +57,40 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
         every_metric = plot_every_metric(runs, metrics, out_dir / EVERY_METRIC_FILE)
         figures.append(f"![every metric]({EVERY_METRIC_FILE})")
     grouped_plot: Path | None = None
+    paired: list[PairedDifference] = []
     if group_by:
         grouped = grouped_table(runs, group_by)
         parts.append(f"By {', '.join(group_by)}:\n\n{grouped}")
         table = f"{table}\n\n{grouped}"
         grouped_plot = plot_grouped_curves(runs, group_by, out_dir / grouped_plot_name(group_by))
         figures.append(f"![memory curve by {', '.join(group_by)}]({grouped_plot.name})")
+        compared = ""
+        try:
+            paired = paired_differences(runs, group_by)
+            compared = paired_table(paired, runs[0].x_axis.scale)
+        except NotPairable as exc:
+            compared = f"{exc}."
+        if compared:
+            parts.append(f"Paired, instance by instance:\n\n{compared}")
+            table = f"{table}\n\n{compared}"
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
+    summary: dict[str, Any] = {
+        "runs": [{"label": run.label, "path": str(run.path), "task": run.task} for run in runs],
+        "group_by": list(group_by),
+        "paired": [difference.as_dict() for difference in paired],
+    }
+    json_file = out_dir / REPORT_JSON_FILE
+    atomic_write_text(json_file, json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return ReportFiles(
-        markdown=report, plot=plot, table=table, grouped_plot=grouped_plot, every_metric_plot=every_metric
+        markdown=report,
+        plot=plot,
+        table=table,
+        grouped_plot=grouped_plot,
+        every_metric_plot=every_metric,
+        json_file=json_file,
+        paired=tuple(paired),
     )
 
 

@@ -47,12 +47,12 @@ def grouped_lines(runs: Sequence[RunReport], fields: Sequence[str]) -> list[Grou
         if metric is None:
             raise GroupFieldError(f"{run.path}: task {run.task!r} has no metric {metric_name!r}")
         rows = read_typed_rows(Path(run.path), task.row_model)
-        selected = _selected_keys(Path(run.path))
+        selected = selected_keys(Path(run.path))
         if selected is not None:  # a run resumed with a smaller --sample keeps the other rows on disk
             rows = [row for row in rows if row.key in selected]
         groups: dict[tuple[str, ...], dict[Any, list[Any]]] = {}
         for row in rows:
-            key = tuple(_field(run.path, row, name) for name in fields)
+            key = tuple(field_value(run.path, row, name) for name in fields)
             groups.setdefault(key, {}).setdefault(x_value(row, task.x_axis.field), []).append(row)
         for key in sorted(groups):
             cells = {x: _as_metric(metric_value(metric, members)) for x, members in groups[key].items()}
@@ -95,7 +95,7 @@ def plot_grouped_curves(runs: Sequence[RunReport], fields: Sequence[str], path: 
     return draw_curves(series, runs, metric_name, title, path)
 
 
-def _selected_keys(run_dir: Path) -> set[str] | None:
+def selected_keys(run_dir: Path) -> set[str] | None:
     """The keys the run's results cover (``selection.json``), or None for runs written before it existed."""
     path = run_dir / SELECTION_FILE
     if not path.exists():
@@ -107,7 +107,7 @@ def _selected_keys(run_dir: Path) -> set[str] | None:
     return {str(key) for key in keys}
 
 
-def _field(path: Path, row: Any, name: str) -> str:
+def field_value(path: Path, row: Any, name: str) -> str:
     value = getattr(row, name, None)
     if value is None and row.model_extra:
         value = row.model_extra.get(name)

@@ -2,10 +2,13 @@
 
 The config is split by meaning rather than by a list of exceptions: ``task``,
 ``model``, ``data.sha256`` and ``settings`` define the results and go into
-``config_hash``; ``data.path``, ``code`` and ``runtime`` (limit, batch size,
-device …) are recorded but do not, so a run can be resumed after the data file
-moved, after a bug fix elsewhere in the code, or with a larger ``limit`` to
-extend it. Resuming with another model, other data or other settings is refused.
+``config_hash``; ``data.path``, ``code`` and ``runtime`` (limit, sample, threads,
+batch sizes, prefill chunk, Ray replicas, a server's address …) are recorded but
+do not, so a run can be resumed after the data file moved, after a bug fix
+elsewhere in the code, with a larger ``limit`` to extend it, or with other
+threads. What can move a log-prob's last digits (threads, batch sizes) is held
+to a stated tolerance by re-scoring a few finished rows on resume (the runner's
+``recheck``). Resuming with another model, other data or other settings is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ import longread
 
 RUN_CONFIG_SCHEMA_VERSION = 1
 _HASH_CHUNK_BYTES = 1 << 20
+MOVED_TO_RUNTIME = ("threads", "prefill_chunk", "batch_size", "generate_batch_size")
+"""How a local model computes, which runs made before longread 0.3 recorded under ``model``: they change a
+log-prob only in its last digits (the order of float sums), so they are runtime now (the backend's
+``runtime_facts``) and are left out of a stored config's hash, so those runs resume under any thread count."""
 
 
 class DataRef(BaseModel):
@@ -55,7 +62,8 @@ class RunConfig(BaseModel):
     code: CodeVersion
     # Define results: prefix lengths, number of candidates, seed, truncation policy …
     settings: dict[str, Any] = {}
-    # Do not define results: limit, batch size, device, number of workers …
+    # Do not define results: limit, sample, threads, batch sizes, replicas, addresses … (the session that
+    # made the config; every session's runtime is in config.json's ``sessions``)
     runtime: dict[str, Any] = {}
 
     def result_defining(self) -> dict[str, Any]:
@@ -63,7 +71,7 @@ class RunConfig(BaseModel):
         parts = {
             "schema_version": self.schema_version,
             "task": self.task,
-            "model": self.model,
+            "model": {key: value for key, value in self.model.items() if key not in MOVED_TO_RUNTIME},
             "data": {"sha256": self.data.sha256},
             "settings": self.settings,
         }

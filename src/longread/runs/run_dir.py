@@ -1,7 +1,8 @@
 """A run directory: the config, an append-only per-sample log, item errors, results and timing.
 
     RUN_DIR/
-      config.json     what the run is (model, task, data + sha256, settings) and its config_hash
+      config.json     what the run is (model, task, data + sha256, settings) and its config_hash, and
+                      ``sessions``: every session's runtime (threads, sample, replicas …) and recheck
       samples.jsonl   one row per finished sample, each with a unique ``key``; append-only
       errors.jsonl    items that failed (key, message); retried on resume
       results.json    the evaluator's summary + run facts; deterministic
@@ -70,13 +71,19 @@ TIMING_CHECKPOINT_S = 30.0
 
 
 class StoredConfig(BaseModel):
-    """The content of ``config.json``."""
+    """The content of ``config.json``.
+
+    ``config`` is the run as its first session made it (``config.runtime``: that session's); ``sessions``
+    holds every session in order, each with its own runtime, code version and, on resume, what re-scoring
+    finished rows found (``recheck``). Configs written before sessions were kept have none listed.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     config_hash: str
     created_at: str
     config: RunConfig
+    sessions: list[dict[str, Any]] = []
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ class ItemError:
 class RunDir:
     """An open run directory; make one with :meth:`RunDir.create` and close it (or use ``with``)."""
 
-    def __init__(self, path: Path, config: RunConfig, *, resumed: bool) -> None:
+    def __init__(self, path: Path, config: RunConfig, stored: StoredConfig, *, resumed: bool) -> None:
         self.path = path
         self.config = config
         self.resumed = resumed
@@ -101,16 +108,43 @@ class RunDir:
         self._incidents: JsonlLog | None = None
         self.torn_tail = self._samples.torn_tail
         self._done = {str(row["key"]) for row in self._samples.initial_rows if "key" in row}
+        rows_now = len(self._samples.initial_rows)
         self._timing = _read_timing(path / TIMING_FILE)
+        self._timing.count_unclosed(rows_now)
         self._session = SessionTiming(
             started_at=_now(),
             code_version=config.code.version,
             git_commit=config.code.git_commit,
             runtime=config.runtime,
+            rows_at_start=rows_now,
         )
         self._timing.sessions.append(self._session)
         self._session_start = time.monotonic()
         self._last_checkpoint = self._session_start
+        self._stored = stored
+        if resumed and not stored.sessions:
+            # A run made before sessions were listed: its first session is what its config recorded.
+            stored.sessions.append({
+                "started_at": stored.created_at,
+                "resumed": False,
+                "code": stored.config.code.model_dump(mode="json"),
+                "runtime": _json_safe(stored.config.runtime),
+                "listed_later": True,
+            })  # fmt: skip
+        self._session_record: dict[str, Any] = {
+            "started_at": self._session.started_at,
+            "resumed": resumed,
+            "code": config.code.model_dump(mode="json"),
+            "runtime": _json_safe(config.runtime),
+        }
+        self._stored.sessions.append(self._session_record)
+        try:
+            # Written at once, so a session killed before its first checkpoint is still listed.
+            self._write_config()
+            self._write_timing()
+        except BaseException:
+            self._close_logs()
+            raise
 
     @classmethod
     def create(
@@ -142,7 +176,7 @@ class RunDir:
             elif resume:
                 stored = _read_config(config_path)
                 _check_same_results(path, stored, run_config)
-                return cls(path, run_config, resumed=True)
+                return cls(path, run_config, stored, resumed=True)
             else:
                 raise RunExistsError(
                     path,
@@ -161,7 +195,18 @@ class RunDir:
             atomic_write_text(config_path, _pretty_json(stored.model_dump(mode="json")))
         except OSError as exc:
             raise RunWriteError(config_path, write_failure_reason(exc), 0) from exc
-        return cls(path, run_config, resumed=False)
+        return cls(path, run_config, stored, resumed=False)
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def note_session(self, name: str, value: Any) -> None:
+        """Record a fact of this session in ``config.json``'s ``sessions`` (e.g. ``recheck``: what
+        re-scoring finished rows found)."""
+        self._session_record[name] = _json_safe(value)
+        self._write_config()
+
+    def _write_config(self) -> None:
+        self._write_file(self.path / CONFIG_FILE, _pretty_json(self._stored.model_dump(mode="json")))
 
     # -- samples -------------------------------------------------------------------------
 
@@ -237,10 +282,14 @@ class RunDir:
         self._write_timing()
         return target
 
-    def write_selection(self, keys: Iterable[str]) -> Path:
-        """Record which sample keys this session's results cover (sorted: deterministic bytes)."""
+    def write_selection(self, keys: Iterable[str], pair_ids: Iterable[str] | None = None) -> Path:
+        """Record which sample keys this session's results cover and, given, the pair ids of their
+        instances (``--same-samples-as`` takes them); sorted: deterministic bytes."""
         target = self.path / SELECTION_FILE
-        self._write_file(target, _pretty_json({"keys": sorted(keys)}))
+        selection: dict[str, list[str]] = {"keys": sorted(keys)}
+        if pair_ids is not None:
+            selection["pair_ids"] = sorted(pair_ids)
+        self._write_file(target, _pretty_json(selection))
         return target
 
     def timing(self) -> RunTiming:
@@ -260,12 +309,16 @@ class RunDir:
     def close(self) -> None:
         """Write the final timing and release the run directory."""
         try:
+            self._session.ended = "closed"
             self._write_timing()
         finally:
-            self._samples.close()
-            self._errors.close()
-            if self._incidents is not None:
-                self._incidents.close()
+            self._close_logs()
+
+    def _close_logs(self) -> None:
+        self._samples.close()
+        self._errors.close()
+        if self._incidents is not None:
+            self._incidents.close()
 
     def __enter__(self) -> RunDir:
         return self
@@ -295,10 +348,19 @@ def _read_config(config_path: Path) -> StoredConfig:
 
 def _check_same_results(path: Path, stored: StoredConfig, new: RunConfig) -> None:
     differences = config_differences(stored.config, new)
-    if not differences and stored.config_hash != new.config_hash:
-        differences = {"config_hash": (stored.config_hash, new.config_hash)}
+    if not differences and stored.config.config_hash != new.config_hash:
+        differences = {"config_hash": (stored.config.config_hash, new.config_hash)}
     if differences:
         raise ConfigMismatchError(path, differences)
+    if stored.config_hash != new.config_hash:
+        # Hashed under an older rule (threads and batch sizes were part of the model): same results.
+        logger.info(
+            "%s: config hash %s recomputed as %s (threads, batch sizes, the prefill chunk are runtime now)",
+            path,
+            stored.config_hash[:12],
+            new.config_hash[:12],
+        )
+        stored.config_hash = new.config_hash
     if stored.config.code != new.code:
         logger.warning(
             "%s: resuming a run made by longread %s (commit %s) with %s (commit %s)",

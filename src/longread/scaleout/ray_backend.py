@@ -1,13 +1,13 @@
 """Data-parallel evaluation on Ray: one model replica per Ray actor, behind the ordinary backend interface.
 
 :class:`RayBackend` looks to the runner like the backend its spec names: the same
-``capabilities``, the same ``describe()`` (so the config hash, and with it
-``results.json``, is that of a one-process run whose model uses the same
-threads per replica), the same methods. Each call's request list is cut into
-contiguous shards, one per live actor, asked in parallel and answered in
-request order. The runner stays in the driver and stores the rows after every
-call, so ``samples.jsonl``, resume and ``results.json`` are those of a
-one-process run.
+``capabilities``, the same ``describe()`` (so the config hash is that of a
+one-process run of the same model, whatever threads either uses: threads,
+replicas and the address are runtime, in ``runtime_facts()``), the same
+methods. Each call's request list is cut into contiguous shards, one per live
+actor, asked in parallel and answered in request order. The runner stays in
+the driver and stores the rows after every call, so ``samples.jsonl``, resume
+and ``results.json`` are those of a one-process run.
 
 Rules:
 

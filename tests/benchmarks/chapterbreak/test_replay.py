@@ -27,6 +27,7 @@ from longread.models.requests import (
     LoglikelihoodResult,
     Progress,
 )
+from longread.runs import RunConfig
 from tests.helpers import TEST_DATA
 
 STORED = TEST_DATA / "stored_run"
@@ -99,9 +100,21 @@ def test_stored_run_replays_exactly(tmp_path: Path) -> None:
         ChapterBreakTask(settings), data, backend, tmp_path / "run", RunOptions(show_progress=False)
     )
 
-    # the same result-defining config: an old run can be resumed by the new runner
+    # the same result-defining config: an old run can be resumed by the new runner (its hash recomputed
+    # without the threads and batch sizes it recorded under its model, which are runtime now)
     new_config = json.loads((tmp_path / "run" / "config.json").read_text())
-    assert new_config["config_hash"] == old_config["config_hash"]
+    assert new_config["config_hash"] == RunConfig.model_validate(old_config["config"]).config_hash
+    old_run = tmp_path / "old_run"
+    shutil.copytree(STORED / "run", old_run)
+    resumed = run_task(
+        ChapterBreakTask(settings), data, backend, old_run, RunOptions(show_progress=False, resume=True)
+    )
+    assert resumed.scored == 0 and resumed.skipped_done == len(old_rows)
+    resumed_config = json.loads((old_run / "config.json").read_text())
+    assert resumed_config["config_hash"] == new_config["config_hash"]  # recomputed under the current rule
+    sessions = resumed_config["sessions"]  # the first, made before sessions were listed, from its config
+    assert [session.get("listed_later", False) for session in sessions] == [True, False]
+    assert sessions[0]["runtime"] == old_config["config"]["runtime"]
 
     new_rows = {row["key"]: row for row in map(json.loads, (tmp_path / "run" / "samples.jsonl").open())}
     assert set(new_rows) == {row["key"] for row in old_rows}

@@ -23,6 +23,10 @@ def test_hf_backend_keeps_the_protocol() -> None:
     for key in ("spec", "weights", "dtype", "device", "mode", "max_length"):
         assert facts[key]
     assert facts["spec"] == "random:gpt2" and facts["mode"] == "shared"
+    # How it computes is runtime (recorded per session, not hashed into a run's identity).
+    runtime = backend.runtime_facts()
+    assert set(runtime) == {"threads", "prefill_chunk", "batch_size", "generate_batch_size"}
+    assert not set(runtime) & set(facts)
 
 
 @needs_book

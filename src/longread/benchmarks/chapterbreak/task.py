@@ -89,6 +89,9 @@ class ChapterBreakRow(SampleRow):
     gold_logprob: float | None = None
     gold_words: int | None = None
     reused_shorter_length: bool = False
+    pair_id: str | None = None
+    """The boundary the instance ends at, equal for its in-book and out-of-book variants (``pair_id``);
+    rows written before it was recorded lack it."""
 
     @property
     def candidate_scores(self) -> list[float]:
@@ -98,6 +101,19 @@ class ChapterBreakRow(SampleRow):
 
 def sample_key(instance_id: str, prefix_length: int) -> str:
     return f"{instance_id}@{prefix_length:05d}"
+
+
+def pair_id(instance: ChapterBreakInstance) -> str:
+    """The boundary an instance ends at, the same whatever its negatives: ``SPLIT/BOOK/chapter-I`` for a
+    chapter break (I: the gold chapter's index), ``SPLIT/BOOK/char-C`` for a cause or dialogue boundary
+    (C: its offset in the book's rendered text). Two runs over the in-book and out-of-book variants of
+    one build are compared instance by instance on it (``longread report A B``)."""
+    where = f"{instance.split}/{instance.book_id}"
+    if instance.suffix_type == "chapter":
+        return f"{where}/chapter-{instance.chapter_index}"
+    if instance.boundary_char is not None:
+        return f"{where}/char-{instance.boundary_char}"
+    return instance.id  # imported without offsets: only the instance itself
 
 
 def judge(values: Sequence[float]) -> tuple[int, bool, bool]:
@@ -157,6 +173,7 @@ class ChapterBreakTask:
                 group=instance.book_id,
                 context_budget=length,
                 reuse_group="prefix",
+                pair_id=pair_id(instance),
             )
             for length in self._settings.prefix_lengths
         ]
@@ -194,6 +211,7 @@ class ChapterBreakTask:
             "context_tokens_kept": result.context_tokens_kept,
             "context_truncated": result.context_tokens_kept < result.context_tokens_original,
             "reused_shorter_length": reused,
+            "pair_id": sample.pair_id,
         }
         if isinstance(result, RankResult):
             prediction, correct, tie = judge(result.scores)

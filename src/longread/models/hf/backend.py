@@ -335,7 +335,20 @@ class HFBackend:
         """Text tokens, as every budget counts them (a BOS the tokenizer adds is not one)."""
         return text_token_count(self.encoder.encode(text), self.encoder.start_token_id)
 
+    def runtime_facts(self) -> dict[str, str]:
+        """How this process computes (recorded per session in the run, not hashed): threads, batch sizes and
+        the prefill chunk change the order of float sums, so a log-prob's last digits, never what it is
+        (the runner's ``--recheck`` holds resumed rows to :mod:`longread.models.tolerance`)."""
+        return {
+            "threads": str(torch.get_num_threads()),
+            "prefill_chunk": str(self.prefill_chunk),
+            "batch_size": str(self.batch_size),
+            "generate_batch_size": str(self.preferred_batch),
+        }
+
     def describe(self) -> dict[str, str]:
+        """What defines this model's answers (hashed into a run's config); how it computes is in
+        :meth:`runtime_facts`."""
         facts = {
             "backend": "hf",
             "spec": self.spec,
@@ -346,10 +359,7 @@ class HFBackend:
             "dtype": self.dtype,
             "device": self.device,
             "mode": self.mode,
-            "prefill_chunk": str(self.prefill_chunk),
-            "batch_size": str(self.batch_size),
             "max_length": str(self.max_length),
-            "threads": str(torch.get_num_threads()),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }

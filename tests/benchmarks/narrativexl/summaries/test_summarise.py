@@ -35,8 +35,8 @@ SETTINGS = SummarySettings(
 
 
 def _counting_smollm2() -> CountingBackend:
-    """SmolLM2 on 1 thread (set AFTER loading: load_backend sets its own default, and the thread count is
-    part of the model fingerprint the cache keys use)."""
+    """SmolLM2 on 1 thread (set AFTER loading: load_backend sets its own default; the thread count is
+    runtime, not part of the model fingerprint the cache keys use, but it fixes the floats' order)."""
     backend = CountingBackend(tuned("smollm2"))
     torch.set_num_threads(1)
     return backend
@@ -198,6 +198,21 @@ def test_real_summaries_have_statuses(first_run: FirstRun) -> None:
             assert item.summary.strip() and item.summary not in scenes[item.index].text
             assert len(item.distorted) <= distortion_count(item.index, SETTINGS)
             assert all(d != item.summary for d in item.distorted)
+
+
+@needs_book
+def test_a_run_under_other_threads_regenerates_nothing(first_run: FirstRun, tmp_path: Path) -> None:
+    """Threads are runtime, not part of the model fingerprint the cache keys use (issue 18 §3)."""
+    folder = _copy(first_run, tmp_path)
+    backend = CountingBackend(tuned("smollm2"))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        cache = GenerationCache(folder)
+        assert summarise_scenes(_scenes(), backend, cache, SETTINGS) == first_run.summaries
+    finally:
+        torch.set_num_threads(before)
+    assert backend.generated == 0 and cache.hits == first_run.made
 
 
 @needs_book

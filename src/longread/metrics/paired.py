@@ -1,0 +1,78 @@
+"""Two systems on the same items: the difference of their scores, its paired bootstrap interval, McNemar.
+
+Scores come in pairs (item i: ``a[i]`` and ``b[i]``). The difference is ``mean(b) - mean(a)``; its
+interval resamples *items* (both scores of an item together), so what the two systems share (an easy
+book, a hard question) cancels. For yes/no scores McNemar's exact test asks whether the items only ``a``
+got right and those only ``b`` got right could be a fair coin's split: two-sided, from the binomial
+distribution by hand (``math.comb``; scipy is not a dependency).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from longread.metrics.bootstrap import bootstrap_interval
+
+PAIRED_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class PairedScores:
+    n: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    """mean(b) - mean(a)."""
+    ci_low: float
+    ci_high: float
+    only_a: int | None = None
+    """Yes/no scores: items ``a`` got right and ``b`` wrong."""
+    only_b: int | None = None
+    mcnemar_p: float | None = None
+
+
+def mcnemar_exact_p(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: P(a split at least this uneven | the discordant items are a fair
+    coin's), ``min(1, 2 · P(X ≤ min(only_a, only_b)))`` with X ~ Binomial(only_a + only_b, 1/2); 1.0 when
+    no item is discordant."""
+    if only_a < 0 or only_b < 0:
+        raise ValueError(f"counts must be >= 0, got {only_a} and {only_b}")
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1))
+    return min(1.0, float(2 * tail / 2**n))
+
+
+def paired_scores(
+    a: Sequence[float | bool],
+    b: Sequence[float | bool],
+    *,
+    seed: int = 0,
+    n_resamples: int = PAIRED_RESAMPLES,
+) -> PairedScores:
+    """Compare paired scores; yes/no scores (bools) also get McNemar's exact test."""
+    if len(a) != len(b):
+        raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
+    first = np.asarray(a, dtype=np.float64)
+    second = np.asarray(b, dtype=np.float64)
+    if first.size == 0:
+        return PairedScores(0, math.nan, math.nan, math.nan, math.nan, math.nan)
+    low, high = bootstrap_interval(second - first, np.mean, n_resamples=n_resamples, seed=seed)
+    scores = PairedScores(
+        n=int(first.size),
+        mean_a=float(first.mean()),
+        mean_b=float(second.mean()),
+        difference=float(second.mean() - first.mean()),
+        ci_low=low,
+        ci_high=high,
+    )
+    if all(isinstance(value, bool) for value in [*a, *b]):
+        only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
+        only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
+        return replace(scores, only_a=only_a, only_b=only_b, mcnemar_p=mcnemar_exact_p(only_a, only_b))
+    return scores

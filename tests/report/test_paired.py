@@ -1,0 +1,109 @@
+"""`report RUN_A RUN_B --group-by …`: the paired difference on shared instances, checked by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book, pool_entries
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.evaluation import RunOptions, run_task
+from longread.report import build_report
+from tests.fake_backends import ScriptedLM
+from tests.helpers import synthetic_book
+
+TASK = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))
+FIRST = [True, True, True, False, False, False, False, False]
+LATER = [True, False, True, True, True, True, True, False]
+
+
+def _runs(tmp_path: Path) -> tuple[Path, Path]:
+    """In-book and out-of-book runs of the same three books, on the same 9 boundaries."""
+    books = [synthetic_book(9, book_id=name) for name in ("a", "b", "c")]
+    in_book = BuildOptions(prefix_tokens=300, suffix_tokens=24)
+    out_of_book = BuildOptions(prefix_tokens=300, suffix_tokens=24, negatives_from="out-of-book")
+    inside, outside = [], []
+    for book in books:
+        inside += build_book(book, in_book).instances
+        pool = [start for other in books if other is not book for start in pool_entries(other, out_of_book)]
+        outside += build_book(book, out_of_book, out_of_book_pool=pool).instances
+    write_instances(inside, tmp_path / "in.jsonl")
+    write_instances(outside, tmp_path / "out.jsonl")
+    first, later = tmp_path / "in-book", tmp_path / "out-of-book"
+    run_task(TASK, tmp_path / "in.jsonl", ScriptedLM(), first, RunOptions(show_progress=False))
+    options = RunOptions(show_progress=False, same_samples_as=first)
+    run_task(TASK, tmp_path / "out.jsonl", ScriptedLM(), later, options)
+    return first, later
+
+
+def _set_correct(
+    run: Path, by_pair: dict[str, bool], drop: set[str] = frozenset()
+) -> list[dict[str, object]]:
+    """Give the stored rows the outcomes of the constructed comparison (``drop``: rows removed)."""
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    kept = [{**row, "correct": by_pair[row["pair_id"]]} for row in rows if row["pair_id"] not in drop]
+    (run / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in kept))
+    return kept
+
+
+def test_paired_difference_matches_a_hand_computation(tmp_path: Path) -> None:
+    first, later = _runs(tmp_path)
+    pairs = [json.loads(line)["pair_id"] for line in (first / "samples.jsonl").read_text().splitlines()]
+    assert len(pairs) == 9 == len(set(pairs))
+    shared, left_out = pairs[:8], pairs[8]
+    rows_first = _set_correct(first, {**dict(zip(shared, FIRST, strict=True)), left_out: True})
+    _set_correct(later, dict(zip(shared, LATER, strict=True)), drop={left_out})
+
+    files = build_report([first, later], tmp_path / "report", group_by=["negatives_from"])
+    (paired,) = files.paired
+    # By hand: 8 shared instances, 1 of the first run's without a partner.
+    assert (paired.paired, paired.unmatched_first, paired.unmatched_later) == (8, 1, 0)
+    assert paired.groups == "in-book → out-of-book" and paired.x == 32
+    assert paired.value_first == pytest.approx(3 / 8) and paired.value_later == pytest.approx(6 / 8)
+    assert paired.difference == pytest.approx(3 / 8)
+    # Discordant: 1 only the first run got right, 4 only the later; exact two-sided McNemar:
+    # 2 · P(X ≤ 1), X ~ Binomial(5, 1/2) = 2 · (1 + 5) / 32.
+    assert (paired.only_first, paired.only_later) == (1, 4)
+    assert paired.mcnemar_p == pytest.approx(2 * (1 + 5) / 32)
+    # Paired bootstrap by hand: resample the 8 pairs (in the first run's row order), seed 0, 2000 times.
+    order = [row["pair_id"] for row in rows_first if row["pair_id"] != left_out]
+    outcome_first, outcome_later = (
+        dict(zip(shared, FIRST, strict=True)),
+        dict(zip(shared, LATER, strict=True)),
+    )
+    differences = [float(outcome_later[p]) - float(outcome_first[p]) for p in order]
+    rng = np.random.default_rng(0)
+    means = []
+    for _ in range(2000):
+        picks = rng.integers(0, 8, size=8)
+        means.append(sum(differences[i] for i in picks) / 8)
+    low, high = np.percentile(means, [2.5, 97.5])
+    assert (paired.ci_low, paired.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert paired.ci_low < paired.difference < paired.ci_high
+
+    markdown = files.markdown.read_text()
+    assert "Paired, instance by instance:" in markdown
+    line = next(line for line in markdown.splitlines() if "in-book → out-of-book" in line)
+    assert "| 8 | 1 / 0 | 37.5 | 75.0 | +37.5 [" in line and "| 1 / 4 | 0.375 |" in line
+    stored = json.loads((tmp_path / "report" / "report.json").read_text())
+    (entry,) = stored["paired"]
+    assert entry["paired"] == 8 and entry["mcnemar_p"] == pytest.approx(0.375)
+    assert entry["unmatched_first"] == 1 and stored["group_by"] == ["negatives_from"]
+    assert not math.isnan(entry["ci_low"])
+
+
+def test_a_corpus_level_primary_metric_is_said_to_be_unpairable() -> None:
+    from types import SimpleNamespace
+
+    from longread.evaluation.task import Metric
+    from longread.report.paired import NotPairable, _sample_metric
+
+    bleu = Metric("bleu4", "corpus", corpus_value=lambda rows: 0.0)
+    run = SimpleNamespace(primary_metric="bleu4", label="m (translate)")
+    with pytest.raises(NotPairable, match="'bleu4' of m \\(translate\\) is not scored per sample"):
+        _sample_metric(run, [bleu])  # type: ignore[arg-type]
