@@ -82,13 +82,23 @@ def cut_before(encoding: Encoding, index: int) -> int:
     return int(encoding.starts[index])
 
 
-def _char_byte_starts(text: str) -> IntArray:
-    """Byte offset (in UTF-8) where each character starts, plus the total length at the end."""
+def _utf8_lengths(text: str) -> npt.NDArray[np.uint8]:
+    """UTF-8 bytes of each character of ``text``."""
     codepoints = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    lengths = 1 + (codepoints >= 0x80).astype(np.int64) + (codepoints >= 0x800) + (codepoints >= 0x10000)
-    starts = np.zeros(len(codepoints) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    return starts
+    lengths = (codepoints >= 0x80).astype(np.uint8)
+    lengths += codepoints >= 0x800
+    lengths += codepoints >= 0x10000
+    lengths += 1
+    return lengths
+
+
+def char_spans(text: str, byte_starts: IntArray, byte_ends: IntArray) -> tuple[IntArray, IntArray]:
+    """Character spans of tokens given as UTF-8 byte spans of ``text`` (each at least one byte long):
+    a token starts in the character holding its first byte and ends after the one holding its last."""
+    if text.isascii():
+        return byte_starts, byte_ends
+    char_of_byte = np.repeat(np.arange(len(text), dtype=np.int64), _utf8_lengths(text))
+    return char_of_byte[byte_starts], char_of_byte[byte_ends - 1] + 1
 
 
 class _TiktokenEngine:
@@ -111,14 +121,10 @@ class _TiktokenEngine:
 
     def encode(self, text: str) -> Encoding:
         ids = self._encoding.encode_ordinary(text)
-        byte_ends = (
-            np.cumsum(self._token_bytes[np.asarray(ids, dtype=np.int64)]) if ids else np.zeros(0, np.int64)
-        )
-        byte_starts = byte_ends - self._token_bytes[np.asarray(ids, dtype=np.int64)] if ids else byte_ends
-        char_starts = _char_byte_starts(text)
-        starts = np.searchsorted(char_starts, byte_starts, side="right") - 1
-        ends = np.searchsorted(char_starts, byte_ends, side="left")
-        return Encoding(ids=list(ids), starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+        token_bytes = self._token_bytes[np.asarray(ids, dtype=np.int64)]
+        byte_ends = np.cumsum(token_bytes)
+        starts, ends = char_spans(text, byte_ends - token_bytes, byte_ends)
+        return Encoding(ids=ids, starts=starts, ends=ends)
 
 
 class _HFEngine:
