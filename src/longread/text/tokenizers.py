@@ -62,6 +62,9 @@ class NamedTokenizer:
         Returns (kept text, kept token count, whether anything was cut). Only a
         window of the text is tokenised, so cutting a long chapter stays cheap.
         """
+        quick = self._quick_head(text, max_tokens)
+        if quick is not None:
+            return quick
         window = max_tokens * 8 + 64
         while True:
             piece = text[:window]
@@ -72,6 +75,31 @@ class NamedTokenizer:
             if len(piece) == len(text):
                 return text, len(encoding.ids), False
             window *= 4  # very long tokens: the window held too few of them
+
+
+    def _quick_head(self, text: str, max_tokens: int) -> tuple[str, int, bool] | None:
+        """``head`` from a shorter window, when that gives the same answer for certain (else None).
+
+        GPT-2 BPE never merges across its pre-tokens, and a pre-token boundary between an ASCII
+        letter or digit and a space is seen from any window holding the space (what decides it lies
+        before it): when token ``max_tokens`` of a short window starts at such a boundary, every longer
+        window has the same tokens before it, and the kept text, tokenised alone, is exactly those.
+        """
+        if not isinstance(self._engine, _TiktokenEngine) or max_tokens < 1:
+            return None
+        piece = text[: max_tokens * _QUICK_CHARS_PER_TOKEN]
+        encoding = self.encode(piece)
+        if len(encoding.ids) <= max_tokens:
+            return None
+        cut = int(encoding.starts[max_tokens])
+        if cut < 1 or text[cut] != " " or text[cut - 1] not in _ASCII_ALNUM:
+            return None
+        return text[:cut], max_tokens, True
+
+
+# A first window of this many characters per token holds ``max_tokens`` tokens of most prose.
+_QUICK_CHARS_PER_TOKEN = 5
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def cut_before(encoding: Encoding, index: int) -> int:
