@@ -21,6 +21,8 @@ AWKWARD = [
     "a 😀😀😀😀 b " * 80,
     "It was the best of times, it was the worst of times; " * 30,
     "---- **** ____ " * 100,
+    "“Don't!” he said; 'tis so -- isn't it? ... (yes) [no] 's 'll 've " * 30,
+    "x' 'x '' ' '  '\t'\n' ' \u00a0 \u2003 a" * 30,
 ]
 
 

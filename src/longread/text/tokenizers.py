@@ -80,10 +80,11 @@ class NamedTokenizer:
     def _quick_head(self, text: str, max_tokens: int) -> tuple[str, int, bool] | None:
         """``head`` from a shorter window, when that gives the same answer for certain (else None).
 
-        GPT-2 BPE never merges across its pre-tokens, and a pre-token boundary between an ASCII
-        letter or digit and a space is seen from any window holding the space (what decides it lies
-        before it): when token ``max_tokens`` of a short window starts at such a boundary, every longer
-        window has the same tokens before it, and the kept text, tokenised alone, is exactly those.
+        GPT-2 BPE never merges across its pre-tokens, and a visible ASCII character followed by a
+        space always ends a pre-token (letters, digits, a contraction or a run of other marks; none
+        takes a space after its first character), seen alike from any window holding the space: when
+        token ``max_tokens`` of a short window starts at such a space, every longer window has the same
+        tokens before it, and the kept text, tokenised alone, is exactly those.
         """
         if not isinstance(self._engine, _TiktokenEngine) or max_tokens < 1:
             return None
@@ -92,14 +93,13 @@ class NamedTokenizer:
         if len(encoding.ids) <= max_tokens:
             return None
         cut = int(encoding.starts[max_tokens])
-        if cut < 1 or text[cut] != " " or text[cut - 1] not in _ASCII_ALNUM:
+        if cut < 1 or text[cut] != " " or not "!" <= text[cut - 1] <= "~":
             return None
         return text[:cut], max_tokens, True
 
 
 # A first window of this many characters per token holds ``max_tokens`` tokens of most prose.
 _QUICK_CHARS_PER_TOKEN = 5
-_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def cut_before(encoding: Encoding, index: int) -> int:
