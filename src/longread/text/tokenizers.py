@@ -76,7 +76,6 @@ class NamedTokenizer:
                 return text, len(encoding.ids), False
             window *= 4  # very long tokens: the window held too few of them
 
-
     def _quick_head(self, text: str, max_tokens: int) -> tuple[str, int, bool] | None:
         """``head`` from a shorter window, when that gives the same answer for certain (else None).
 
