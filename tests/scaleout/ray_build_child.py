@@ -12,6 +12,8 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   then ``longread build chapterbreak BOOKS --ray 127.0.0.1:PORT`` (BOOKS relative to the driver's
   directory) and ``longread eval … --ray 127.0.0.1:PORT`` through the CLI, next to the same commands
   in one process (``ray stop`` at the end stops only this process namespace's Ray);
+  then ``longread build narrativexl BOOK --ray 127.0.0.1:PORT`` (a tiny random Llama, one scene) while
+  the first replica seen answering a call is SIGKILLed: what the command prints (its incident line);
 - ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on 2 Ray
   replicas (1 thread each);
 - ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model;
@@ -48,17 +50,18 @@ HEAD_PORT = 6391
 TASK_TITLE = b"ray::_run_job"
 
 
-def kill_first_book_worker(stop: threading.Event, killed: list[int]) -> None:
-    """SIGKILL the first process whose title says it runs a book task (polls /proc every 20 ms)."""
+def kill_first_book_worker(stop: threading.Event, killed: list[int], title: bytes = TASK_TITLE) -> None:
+    """SIGKILL the first process whose title starts with ``title`` (default: it runs a book task; polls
+    /proc every 20 ms)."""
     while not stop.is_set() and not killed:
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
-                title = (entry / "cmdline").read_bytes()
+                cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if title.startswith(TASK_TITLE):
+            if cmdline.startswith(title):
                 os.kill(int(entry.name), signal.SIGKILL)
                 killed.append(int(entry.name))
                 return
@@ -172,9 +175,41 @@ def cluster(books: list[Path], out: Path, report: dict[str, Any]) -> None:
                 "stderr": done.stderr[-3000:],
                 "seconds": time.monotonic() - began,
             }
+        narrativexl_incident(longread, books[0], out, address, report)
     finally:
         subprocess.run([str(bin_dir / "ray"), "stop", "--force"], capture_output=True, timeout=120)
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+REPLICA_CALL_TITLE = b"ray::Replica.call"
+"""The process title of a model replica (``scaleout.ray_backend.Replica``) while it answers a call."""
+
+
+def narrativexl_incident(longread: str, book: Path, out: Path, address: str, report: dict[str, Any]) -> None:
+    """``longread build narrativexl BOOK --ray ADDRESS`` with a tiny random Llama (SmolLM2's tokenizer and
+    chat template) on 2 replicas, 2 scenes; the first replica seen answering a call is SIGKILLed: what
+    the command prints."""
+    command = [longread, "build", "narrativexl", str(book), "--out", str(out / "nxl-cli"), "--model"]
+    command += ["random:llama", "--max-scenes", "1", "--min-scenes", "1", "--no-hierarchical", "--quiet"]
+    command += ["--ray", address, "--ray-workers", "2"]
+    stop, victims = threading.Event(), list[int]()
+    killer = threading.Thread(
+        target=kill_first_book_worker, args=(stop, victims, REPLICA_CALL_TITLE), daemon=True
+    )
+    killer.start()
+    began = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    finally:
+        stop.set()
+        killer.join()
+    report["nxl_cli_incident"] = {
+        "returncode": done.returncode,
+        "stdout": done.stdout[-3000:],
+        "stderr": done.stderr[-3000:],
+        "seconds": time.monotonic() - began,
+        "killed_pids": victims,
+    }
 
 
 def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:

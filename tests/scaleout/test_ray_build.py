@@ -25,7 +25,7 @@ from tests.helpers import REPO_ROOT, gutenberg_book, require_ray, run_in_own_net
 
 ROOT = REPO_ROOT
 BOOKS = (1023, 103, 105, 107)
-CHILD_DEADLINE_S = 600
+CHILD_DEADLINE_S = 900
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +132,24 @@ def test_narrativexl_built_with_ray_replicas_is_byte_identical(
     one, ray = files(out / "nxl-one"), files(out / "nxl-ray")
     assert any(name.startswith("readalong/") for name in one) and ray == one
     assert report["nxl_ray_calls"] > 0
+
+
+def test_an_incident_of_a_narrativexl_build_on_ray_is_printed_by_the_command(
+    built: tuple[Path, Path, dict[str, Any]],
+) -> None:
+    """`longread build narrativexl BOOK --ray ADDRESS` while a replica is SIGKILLed answering a call: the
+    build finishes on the other replica and the command prints the incident, with its cause."""
+    _, _, report = built
+    run = report["nxl_cli_incident"]
+    assert run["returncode"] == 0, run["stderr"]
+    assert len(run["killed_pids"]) == 1, "the killer found no replica answering a call"
+    lines = run["stdout"].splitlines()
+    assert any(line.startswith("NarrativeXL built in ") for line in lines), run["stdout"]
+    [incident] = [line for line in lines if line.startswith("incident")]
+    assert incident.startswith(
+        "incident (every summary was made all the same): a Ray replica died (ActorDiedError: "
+    )
+    assert incident.endswith(" generate requests; asked again of another replica"), incident
 
 
 def test_replicas_default_to_two_on_cpus_and_one_per_gpu(built: tuple[Path, Path, dict[str, Any]]) -> None:

@@ -62,6 +62,9 @@ class NamedTokenizer:
         Returns (kept text, kept token count, whether anything was cut). Only a
         window of the text is tokenised, so cutting a long chapter stays cheap.
         """
+        quick = self._quick_head(text, max_tokens)
+        if quick is not None:
+            return quick
         window = max_tokens * 8 + 64
         while True:
             piece = text[:window]
@@ -73,6 +76,30 @@ class NamedTokenizer:
                 return text, len(encoding.ids), False
             window *= 4  # very long tokens: the window held too few of them
 
+    def _quick_head(self, text: str, max_tokens: int) -> tuple[str, int, bool] | None:
+        """``head`` from a shorter window, when that gives the same answer for certain (else None).
+
+        GPT-2 BPE never merges across its pre-tokens, and a visible ASCII character followed by a
+        space always ends a pre-token (letters, digits, a contraction or a run of other marks; none
+        takes a space after its first character), seen alike from any window holding the space: when
+        token ``max_tokens`` of a short window starts at such a space, every longer window has the same
+        tokens before it, and the kept text, tokenised alone, is exactly those.
+        """
+        if not isinstance(self._engine, _TiktokenEngine) or max_tokens < 1:
+            return None
+        piece = text[: max_tokens * _QUICK_CHARS_PER_TOKEN]
+        encoding = self.encode(piece)
+        if len(encoding.ids) <= max_tokens:
+            return None
+        cut = int(encoding.starts[max_tokens])
+        if cut < 1 or text[cut] != " " or not "!" <= text[cut - 1] <= "~":
+            return None
+        return text[:cut], max_tokens, True
+
+
+# A first window of this many characters per token holds ``max_tokens`` tokens of most prose.
+_QUICK_CHARS_PER_TOKEN = 5
+
 
 def cut_before(encoding: Encoding, index: int) -> int:
     """Character offset where token ``index`` starts, moved back while that token shares a
@@ -82,13 +109,23 @@ def cut_before(encoding: Encoding, index: int) -> int:
     return int(encoding.starts[index])
 
 
-def _char_byte_starts(text: str) -> IntArray:
-    """Byte offset (in UTF-8) where each character starts, plus the total length at the end."""
+def _utf8_lengths(text: str) -> npt.NDArray[np.uint8]:
+    """UTF-8 bytes of each character of ``text``."""
     codepoints = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    lengths = 1 + (codepoints >= 0x80).astype(np.int64) + (codepoints >= 0x800) + (codepoints >= 0x10000)
-    starts = np.zeros(len(codepoints) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    return starts
+    lengths = (codepoints >= 0x80).astype(np.uint8)
+    lengths += codepoints >= 0x800
+    lengths += codepoints >= 0x10000
+    lengths += 1
+    return lengths
+
+
+def char_spans(text: str, byte_starts: IntArray, byte_ends: IntArray) -> tuple[IntArray, IntArray]:
+    """Character spans of tokens given as UTF-8 byte spans of ``text`` (each at least one byte long):
+    a token starts in the character holding its first byte and ends after the one holding its last."""
+    if text.isascii():
+        return byte_starts, byte_ends
+    char_of_byte = np.repeat(np.arange(len(text), dtype=np.int64), _utf8_lengths(text))
+    return char_of_byte[byte_starts], char_of_byte[byte_ends - 1] + 1
 
 
 class _TiktokenEngine:
@@ -111,14 +148,10 @@ class _TiktokenEngine:
 
     def encode(self, text: str) -> Encoding:
         ids = self._encoding.encode_ordinary(text)
-        byte_ends = (
-            np.cumsum(self._token_bytes[np.asarray(ids, dtype=np.int64)]) if ids else np.zeros(0, np.int64)
-        )
-        byte_starts = byte_ends - self._token_bytes[np.asarray(ids, dtype=np.int64)] if ids else byte_ends
-        char_starts = _char_byte_starts(text)
-        starts = np.searchsorted(char_starts, byte_starts, side="right") - 1
-        ends = np.searchsorted(char_starts, byte_ends, side="left")
-        return Encoding(ids=list(ids), starts=starts.astype(np.int64), ends=ends.astype(np.int64))
+        token_bytes = self._token_bytes[np.asarray(ids, dtype=np.int64)]
+        byte_ends = np.cumsum(token_bytes)
+        starts, ends = char_spans(text, byte_ends - token_bytes, byte_ends)
+        return Encoding(ids=ids, starts=starts, ends=ends)
 
 
 class _HFEngine:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -237,20 +237,33 @@ def test_without_the_runs_tokenizer_no_cut_is_invented(run: Path, tmp_path: Path
         assert "the place in the text is not shown" in text["cut_note"]
 
 
-def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, tmp_path: Path) -> None:
-    """A model without read-along gets the scenes joined and cut to the window: the cut is placed too."""
+@pytest.fixture(scope="module")
+def left_run(build: Path) -> Path:
+    """A model without read-along: the scenes joined and cut from the left to the window (every
+    question; several are asked after the same scene)."""
     from longread.models import load_backend
-    from longread.models.hf.backend import HFTokenEncoder
     from longread.models.requests import LANGUAGE_MODEL_CAPABILITIES
-    from longread.models.tokens import start_length
 
     backend = load_backend(TINY)
     backend.capabilities = LANGUAGE_MODEL_CAPABILITIES  # type: ignore[misc]  # log-likelihood only
-    settings = NarrativeXLSettings(window=WINDOW)
+    out = build.parent / "left_run"
     run_task(
-        NarrativeXLTask(settings), build, backend, tmp_path / "run", RunOptions(show_progress=False, limit=6)
+        NarrativeXLTask(NarrativeXLSettings(window=WINDOW)),
+        build,
+        backend,
+        out,
+        RunOptions(show_progress=False),
     )
-    (report,) = load_runs([tmp_path / "run"])
+    return out
+
+
+def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, left_run: Path) -> None:
+    """A model without read-along gets the scenes joined and cut to the window: the cut is placed too."""
+    from longread.models.hf.backend import HFTokenEncoder
+    from longread.models.tokens import start_length
+
+    settings = NarrativeXLSettings(window=WINDOW)
+    (report,) = load_runs([left_run])
     samples = run_samples(report)
     encoder = HFTokenEncoder(load_random("gpt2").tokenizer)
     book = _book(build)
@@ -264,6 +277,101 @@ def test_a_log_likelihood_run_cut_from_the_left_is_placed_exactly(build: Path, t
         ids = encoder.encode((held + settings.prompt).rstrip())
         assert len(ids) - start_length(ids, encoder.start_token_id) == row["tokens_seen"], row["key"]
         assert "cut from the left" in text["cut_note"]
+
+
+class CountingTokenizer:
+    """The run's real tokenizer, recording the length of every text it is asked to tokenise."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+        self.texts: list[int] = []
+
+    def encode(self, text: str, **options: Any) -> Any:
+        self.texts.append(len(text))
+        return self._tokenizer.encode(text, **options)
+
+    def __call__(self, text: str, **options: Any) -> Any:
+        self.texts.append(len(text))
+        return self._tokenizer(text, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tokenizer, name)
+
+
+@pytest.fixture()
+def counting(monkeypatch: pytest.MonkeyPatch) -> CountingTokenizer:
+    """The report's cut finder over the real tokenizer of random:gpt2, counting what it tokenises."""
+    import longread.report.html.narrativexl as narrativexl
+    from longread.models.hf.backend import HFTokenEncoder
+    from longread.report.html.cut import CutFinder
+
+    tokenizer = CountingTokenizer(load_random("gpt2").tokenizer)
+    finder = CutFinder(TINY, tokenizer, HFTokenEncoder(cast(Any, tokenizer)))
+    monkeypatch.setattr(narrativexl, "cut_finder", lambda model: finder)
+    tokenizer.texts.clear()
+    return tokenizer
+
+
+def test_a_read_along_books_scenes_are_tokenised_once(
+    build: Path, run: Path, counting: CountingTokenizer
+) -> None:
+    (report,) = load_runs([run])
+    samples = run_samples(report)
+    read = max(row["scenes_read"] for row in samples.rows if row["window_start"] > 0)
+    pieces = [scene if k == 0 else SEPARATOR + scene for k, scene in enumerate(_book(build).scenes[:read])]
+    assert sorted(counting.texts) == sorted(len(piece) for piece in pieces)
+    assert all(samples.texts[row["id"]]["cut"] for row in samples.rows if row["window_start"] > 0)
+
+
+def test_a_context_cut_from_the_left_is_tokenised_once_per_scenes_read(
+    build: Path, left_run: Path, counting: CountingTokenizer
+) -> None:
+    """Questions asked after the same scene read the same context: it is tokenised once for all of them
+    (as many calls as placing one question's cut takes), however many questions share it."""
+    from longread.report.html.narrativexl import narrativexl_texts
+    from longread.report.html.samples import _model_entry, _run_settings
+
+    (report,) = load_runs([left_run])
+    rows = [row for row in run_samples(report).rows if row["window_start"] > 0]
+    contexts = {row["scenes_read"] for row in rows}
+    assert len(rows) > len(contexts), "some questions should share the scenes they read"
+    settings, model = _run_settings(left_run), _model_entry(left_run)
+    # What one question alone costs the tokenizer.
+    counting.texts.clear()
+    texts, _ = narrativexl_texts(report, rows[:1], settings, model)
+    one = len(counting.texts)
+    assert one > 0 and texts[rows[0]["id"]]["cut"] is not None
+    counting.texts.clear()
+    texts, _ = narrativexl_texts(report, rows, settings, model)
+    assert len(counting.texts) == one * len(contexts)
+    assert all(texts[row["id"]]["cut"] is not None for row in rows)
+
+
+def test_the_page_is_the_same_bytes_with_and_without_the_token_cache(
+    run: Path, left_run: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The report with its per-book token cache, and with one that forgets each tokenisation at once."""
+    import longread.report.html.narrativexl as narrativexl
+
+    runs = {"read-along": run, "cut-left": left_run}
+    cached = {
+        name: build_html_report([r], tmp_path / f"{name}-cached").read_bytes() for name, r in runs.items()
+    }
+
+    class Forgetful(narrativexl.BookTokens):
+        def ids(self, book_id: str, index: int, scene: str) -> list[int]:
+            self._ids.clear()
+            return super().ids(book_id, index, scene)
+
+        def kept_start(self, book_id: str, read: Any, kept: int) -> int | None:
+            self._placed.clear()
+            self._wanted.clear()
+            return super().kept_start(book_id, read, kept)
+
+    monkeypatch.setattr(narrativexl, "BookTokens", Forgetful)
+    for name, r in runs.items():
+        page = build_html_report([r], tmp_path / f"{name}-uncached").read_bytes()
+        assert page == cached[name], name
 
 
 # ---------------------------------------------------------------- MuLD

@@ -15,6 +15,7 @@ book becomes "II" for a gold "II", and "II. The Wool King" for a gold
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ def heading_label(heading: str) -> str | None:
     return heading[: spans[-1].end]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a build asks it of every later heading for every gold
 def is_numbered(heading: str) -> bool:
     return bool(label_numbers(heading))
 
@@ -143,6 +145,7 @@ def _upper_first(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a build asks it for the same pairs many times
 def conform_heading(heading: str, gold_heading: str) -> str | None:
     """``heading`` written in the gold's form, or None when it cannot be (the gold has a title, it has none).
 

@@ -259,6 +259,8 @@ def blank_emphasis(line: str) -> str:
     framed = _FRAMED.match(line)
     if framed and (framed.group("open").strip() == "[") == (framed.group("close").strip() == "]"):
         line = " " * framed.end("open") + framed.group("inner") + " " * len(framed.group("close"))
+    if "_" not in line and "*" not in line and "=" not in line:
+        return line  # no emphasis mark to blank (most lines: skips the substitution)
     return _EMPHASIS.sub(lambda match: " " * len(match.group()), line)
 
 

@@ -67,15 +67,17 @@ def narrativexl_texts(
         how = f"exact (tokenizer {finder.description})"
     except TokenizerUnavailable as exc:
         how = f"not placed: {exc}"
-    counter = _PieceCounter(finder, separator) if finder is not None else None
+    tokens = BookTokens(finder, separator, prompt) if finder is not None else None
+    asked = [(row, *_asked(row, books)) for row in rows]
+    if tokens is not None:
+        for row, book, _, scenes_read in asked:
+            if book is not None and scenes_read > 0 and _cut_from_the_left(row):
+                tokens.want_cut(book.book_id, scenes_read, int(row.get("tokens_seen") or 0))
     texts: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        book = books.get(str(row.get("book_id")))
-        question = next((q for q in book.questions if q.id == row.get("id")), None) if book else None
+    for row, book, question, scenes_read in asked:
         if book is None or question is None:
             continue
-        scenes_read = int(row.get("scenes_read", question.when_asked + 1))
-        cut, cut_note = _window_cut(row, book.scenes[:scenes_read], counter, separator, prompt, finder)
+        cut, cut_note = _window_cut(row, book, scenes_read, tokens)
         texts[question.id] = {
             "view": NARRATIVEXL_VIEW,
             "question": _question_text(settings),
@@ -100,6 +102,21 @@ def narrativexl_texts(
         store.update({str(index): book.scenes[index] for index in question_view["scenes"]})
     note = f"questions and scenes read from {path} (sha256 matches the run); the window's cut is {how}"
     return texts, note
+
+
+def _asked(row: dict[str, Any], books: dict[str, Any]) -> tuple[Any, Any, int]:
+    """The row's book and question (None when the data has no such book or question) and the number of
+    scenes read before it."""
+    book = books.get(str(row.get("book_id")))
+    question = next((q for q in book.questions if q.id == row.get("id")), None) if book else None
+    if question is None:
+        return book, None, 0
+    return book, question, int(row.get("scenes_read", question.when_asked + 1))
+
+
+def _cut_from_the_left(row: dict[str, Any]) -> bool:
+    """The row's model read the scenes joined, and its window cut them."""
+    return str(row.get("policy", "")).startswith("cut-left") and int(row.get("window_start") or 0) > 0
 
 
 def _default_prompt() -> str:
@@ -134,35 +151,58 @@ def _scenes_view(read: Sequence[str], true_scene: int | None) -> dict[str, Any]:
     }
 
 
-class _PieceCounter:
-    """Text tokens of each read-along piece, as the read-along backend counts them (each on its own)."""
+class BookTokens:
+    """What the run's tokenizer makes of the books' scenes, each computed once per book and scenes read
+    (questions asked after the same scene share it; a report of many questions tokenises each book once).
 
-    def __init__(self, finder: CutFinder, separator: str) -> None:
-        self.finder, self.separator = finder, separator
-        self._ids: dict[str, list[int]] = {}
+    Read-along: the text tokens of each piece (``separator + scene``, the first scene alone), each
+    tokenised on its own as the read-along backend does, kept per (book, scene index). Cut from the
+    left: one tokenisation of each context (the scenes read, joined, and the prompt) per (book, scenes
+    read), placing every kept count asked of it (:meth:`want_cut` names them before the first cut).
+    """
 
-    def ids(self, piece: str) -> list[int]:
-        if piece not in self._ids:
-            self._ids[piece] = list(self.finder.encoder.encode_plain(piece))
-        return self._ids[piece]
+    def __init__(self, finder: CutFinder, separator: str, prompt: str) -> None:
+        self.finder, self.separator, self.prompt = finder, separator, prompt
+        self._ids: dict[tuple[str, int], list[int]] = {}
+        self._wanted: dict[tuple[str, int], set[int]] = {}
+        self._cuts: dict[tuple[str, int], dict[int, int]] = {}
+        self._placed: dict[tuple[str, int], frozenset[int]] = {}  # the counts each context's cuts answer
+
+    def ids(self, book_id: str, index: int, scene: str) -> list[int]:
+        """Text tokens of piece ``index`` of the book (``scene`` is its scene ``index``)."""
+        key = (book_id, index)
+        if key not in self._ids:
+            self._ids[key] = list(self.finder.encoder.encode_plain(self.piece(index, scene)))
+        return self._ids[key]
+
+    def piece(self, index: int, scene: str) -> str:
+        return scene if index == 0 else self.separator + scene
 
     def decode(self, ids: list[int]) -> str:
         tokenizer = self.finder.tokenizer
         return str(tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False))
 
-    def piece(self, index: int, scene: str) -> str:
-        return scene if index == 0 else self.separator + scene
+    def want_cut(self, book_id: str, scenes_read: int, kept: int) -> None:
+        """A question cut from the left will ask where ``kept`` tokens of this context start."""
+        self._wanted.setdefault((book_id, scenes_read), set()).add(kept)
+
+    def kept_start(self, book_id: str, read: Sequence[str], kept: int) -> int | None:
+        """Where the last ``kept`` text tokens of the context of ``read`` (the book's first scenes) start."""
+        key = (book_id, len(read))
+        wanted = self._wanted.setdefault(key, set())
+        if kept not in self._placed.get(key, ()):
+            wanted.add(kept)
+            context = self.separator.join(read) + self.prompt
+            self._cuts[key] = self.finder.kept_starts(context, wanted)
+            self._placed[key] = frozenset(wanted)
+        return self._cuts[key].get(kept)
 
 
 def _window_cut(
-    row: dict[str, Any],
-    read: Sequence[str],
-    counter: _PieceCounter | None,
-    separator: str,
-    prompt: str,
-    finder: CutFinder | None,
+    row: dict[str, Any], book: Any, scenes_read: int, tokens: BookTokens | None
 ) -> tuple[WindowCut | None, str]:
     """Where the held text starts, and what the page says about it."""
+    read: Sequence[str] = book.scenes[:scenes_read]
     start = int(row.get("window_start") or 0)
     total = int(row.get("book_tokens") or 0)
     policy = str(row.get("policy", ""))
@@ -171,22 +211,20 @@ def _window_cut(
         return None, f"no scene was read before this question ({recorded})"
     if start <= 0:
         return None, f"the model held every scene read ({recorded})"
-    if counter is None or finder is None:
+    if tokens is None:
         return None, f"the window cut the reading; {recorded} — the place in the text is not shown"
     if policy.startswith("cut-left"):
-        context = separator.join(read) + prompt
-        kept = int(row.get("tokens_seen") or 0)
-        offset = finder.kept_starts(context, {kept}).get(kept)
+        offset = tokens.kept_start(book.book_id, read, int(row.get("tokens_seen") or 0))
         if offset is None:
             return None, f"the context was cut; {recorded} — the tokenizer could not place it"
-        return _scene_at(read, separator, offset), f"the context was cut from the left; {recorded}"
-    return _read_along_cut(read, counter, start, total, recorded)
+        return _scene_at(read, tokens.separator, offset), f"the context was cut from the left; {recorded}"
+    return _read_along_cut(book.book_id, read, tokens, start, total, recorded)
 
 
 def _read_along_cut(
-    read: Sequence[str], counter: _PieceCounter, start: int, total: int, recorded: str
+    book_id: str, read: Sequence[str], tokens: BookTokens, start: int, total: int, recorded: str
 ) -> tuple[WindowCut | None, str]:
-    counts = [len(counter.ids(counter.piece(k, scene))) for k, scene in enumerate(read)]
+    counts = [len(tokens.ids(book_id, k, scene)) for k, scene in enumerate(read)]
     if sum(counts) != total:
         return None, (
             f"the window cut the reading; {recorded} — the tokenizer here counts {sum(counts)} book "
@@ -195,13 +233,13 @@ def _read_along_cut(
     before = 0
     for index, count in enumerate(counts):
         if before + count > start:
-            piece = counter.piece(index, read[index])
-            ids = counter.ids(piece)
+            piece = tokens.piece(index, read[index])
+            ids = tokens.ids(book_id, index, read[index])
             within = start - before
-            head = counter.decode(ids[:within])
-            if head + counter.decode(ids[within:]) != piece:
+            head = tokens.decode(ids[:within])
+            if head + tokens.decode(ids[within:]) != piece:
                 return None, f"the window cut the reading in scene {index}; {recorded}"
-            lead = 0 if index == 0 else len(counter.separator)
+            lead = 0 if index == 0 else len(tokens.separator)
             offset = max(0, len(head) - lead)
             return WindowCut(index, offset), (
                 f"the window cut the reading: the model held scene {index} from character {offset} on; "

@@ -94,6 +94,9 @@ class InstanceMaker:
         encoding = tokenizer.encode(rendered.text)
         self._token_starts = encoding.starts
         self._token_ends = encoding.ends
+        # A start is cut again for every gold it may be a negative of, mostly with the same heading:
+        # each cut is made once (same arguments, same candidate).
+        self._candidates: dict[tuple[object, ...], Candidate] = {}
 
     def prefix(self, boundary: int) -> tuple[str, int, int, int]:
         """(kept prefix, its start offset, kept tokens, original tokens) for a boundary offset."""
@@ -127,6 +130,19 @@ class InstanceMaker:
         The window is measured in the book's own text: a replaced heading counts
         with its original length, the body with the characters of the original kept.
         """
+        key = (start, heading, style, heading_changes)
+        made = self._candidates.get(key)
+        if made is None:
+            made = self._candidates[key] = self._make_candidate(start, heading, style, heading_changes)
+        return made
+
+    def _make_candidate(
+        self,
+        start: CandidateStart,
+        heading: str | None,
+        style: Typography | None,
+        heading_changes: frozenset[str],
+    ) -> Candidate:
         shown = start.heading if heading is None else heading
         if style is None:
             text, tokens, chars = self.suffix(shown, start.body)
