@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from longread.cli.build import register as register_build_commands
 from longread.cli.eval import register as register_eval_command
+from longread.cli.export import export_app
 from longread.cli.muld import register as register_muld_commands
 from longread.cli.options import FORMAT_HELP, DeviceOption, ThreadsOption, fail, parse_lengths
 from longread.errors import LongreadError
@@ -42,6 +43,7 @@ app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")
 train_app = typer.Typer(help="Train a model (SuffixLM).", no_args_is_help=True)
 app.add_typer(train_app, name="train")
+app.add_typer(export_app, name="export")
 register_eval_command(app)
 register_build_commands(app, build_app, convert_app)
 register_muld_commands(build_app, train_app, convert_app)
