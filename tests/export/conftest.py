@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from longread.benchmarks.chapterbreak.build import BuildOptions
-from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.io import load_instances, write_instances
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
-from longread.benchmarks.chapterbreak.io import load_instances
 from tests.models_fixtures import PRIDE_AND_PREJUDICE
 
 LENGTHS = (64, 128)

@@ -1,4 +1,4 @@
-"""The hf export: a folder `datasets.load_dataset` reads offline, a card that says what it is, a round trip."""
+"""The hf export: a folder `datasets.load_dataset` reads offline, a card saying what it is, a round trip."""
 
 from __future__ import annotations
 

@@ -48,7 +48,13 @@ def test_lm_eval_log_probs_and_accuracy_equal_longread(chapterbreak_data: Path, 
 
     settings = ChapterBreakSettings(prefix_lengths=LENGTHS, suffix_tokens=SUFFIX_TOKENS)
     started = time.perf_counter()
-    run_task(ChapterBreakTask(settings), chapterbreak_data, model, tmp_path / "run", RunOptions(show_progress=False))
+    run_task(
+        ChapterBreakTask(settings),
+        chapterbreak_data,
+        model,
+        tmp_path / "run",
+        RunOptions(show_progress=False),
+    )
     longread_seconds = time.perf_counter() - started
     rows = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     ours = {(row["id"], row["prefix_length"]): row for row in rows}
