@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from longread.export.items import TaskItems
 
 LICENCES = {
     "gutenberg": "Project Gutenberg texts: public domain in the USA; the Project Gutenberg License applies "
@@ -14,61 +16,61 @@ LICENCES = {
     "ao3": "Archive of Our Own works: copyright of their authors; for research use only, do not redistribute",
     "plain": "plain-text books given by the user: the licence of those files",
 }
-FEATURES = {
-    "id": "the longread instance id",
-    "prefix_length": "the prefix length N of this config (tokens of the export's tokenizer)",
-    "book_id": "the book the instance comes from",
-    "book_title": "its title",
-    "collection": "the collection the book came from (gutenberg, pg19, ao3, plain …)",
-    "suffix_type": "chapter, cause or dialogue boundary",
-    "negatives_from": "in-book or out-of-book negatives",
-    "chapter_index": "index of the chapter the gold suffix starts",
-    "context": "the prefix, cut from the left to N tokens (whole if shorter)",
-    "context_tokens": "tokens of `context` (right-stripped), re-tokenised",
-    "context_tokens_original": "tokens of the whole stored prefix",
-    "context_cut_exact": "the cut text re-tokenises to exactly the ids longread keeps",
-    "choices": "the negatives, then the gold LAST, each cut from the right to suffix_tokens",
-    "label": "index of the gold in `choices`",
-    "choice_tokens": "tokens each choice scores after the context (lm-eval's boundary rule)",
-    "choice_tokens_original": "tokens of each whole candidate",
-    "choices_cut_exact": "every choice cut re-tokenises to exactly the ids longread keeps",
-    "tokenizer": "the tokenizer every token count is in",
-    "seed": "the build's seed",
-}
 
 
 @dataclass
 class ExportFacts:
-    task: str
+    """The task's items and where they came from: what the card, the YAML and the manifest state."""
+
+    export: TaskItems
     target: str
-    tokenizer: str
-    prefix_lengths: tuple[int, ...]
-    suffix_tokens: int
     data_files: list[tuple[str, str]]
     """(path, sha256) of every data file read."""
-    build_command: str
     export_command: str
-    citation: str
-    tie_rule: str
-    collections: dict[str, int]
-    books: int
-    seeds: list[int | None]
-    counts: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        return self.export.task
+
+    @property
+    def tokenizer(self) -> str:
+        return self.export.tokenizer
+
+    @property
+    def prefix_lengths(self) -> tuple[int, ...]:
+        return self.export.prefix_lengths
+
+    @property
+    def suffix_tokens(self) -> int | None:
+        return self.export.suffix_tokens
+
+    @property
+    def tie_rule(self) -> str:
+        return self.export.scoring_rule
+
+    @property
+    def seeds(self) -> list[int | None]:
+        return self.export.seeds
+
+    @property
+    def counts(self) -> dict[int, dict[str, int]]:
+        return {length: counts.as_dict() for length, counts in self.export.counts.items()}
 
     def manifest(self) -> dict[str, Any]:
+        export = self.export
         return {
-            "task": self.task,
+            "task": export.task,
             "target": self.target,
-            "tokenizer": self.tokenizer,
-            "prefix_lengths": list(self.prefix_lengths),
-            "suffix_tokens": self.suffix_tokens,
+            "tokenizer": export.tokenizer,
+            "prefix_lengths": list(export.prefix_lengths),
+            "suffix_tokens": export.suffix_tokens,
             "data_files": [{"path": path, "sha256": sha} for path, sha in self.data_files],
-            "build_command": self.build_command,
+            "build_command": export.build_command,
             "export_command": self.export_command,
-            "tie_rule": self.tie_rule,
-            "collections": self.collections,
-            "books": self.books,
-            "seeds": self.seeds,
+            "scoring_rule": export.scoring_rule,
+            "collections": export.collections,
+            "books": export.books,
+            "seeds": export.seeds,
             "counts": {str(length): counts for length, counts in self.counts.items()},
         }
 
@@ -95,10 +97,9 @@ def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str
     lines += [
         f"# longread {facts.task}",
         "",
-        f"Exported by longread from {facts.books} book(s) ({_collections(facts)}). Every token count is in "
-        f"the `{facts.tokenizer}` tokenizer: the context is cut from the left to the config's prefix length, "
-        f"every choice from the right to {facts.suffix_tokens} tokens, at points whose text re-tokenises to "
-        "exactly that many tokens.",
+        f"Exported by longread from {facts.export.books} book(s) ({_collections(facts)}). Every token count "
+        f"is in the `{facts.tokenizer}` tokenizer: the context is cut from the left to the config's prefix "
+        f"length, {_choices_cut(facts)}, at points whose text re-tokenises to exactly that many tokens.",
         "",
         "```python",
         "import datasets",
@@ -107,10 +108,10 @@ def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str
         "",
         "## Provenance",
         "",
-        f"- build command (equivalent): `{facts.build_command}`",
+        f"- build command (equivalent): `{facts.export.build_command}`",
         f"- export command: `{facts.export_command}`",
         f"- seed(s): {', '.join(str(seed) for seed in facts.seeds)}",
-        f"- tokenizer: `{facts.tokenizer}`; suffix tokens: {facts.suffix_tokens}",
+        f"- tokenizer: `{facts.tokenizer}`; suffix tokens: {facts.suffix_tokens or 'whole choices'}",
         *(f"- data file `{path}` sha256 `{sha}`" for path, sha in facts.data_files),
         f"- scoring rule: {facts.tie_rule}",
         "",
@@ -118,7 +119,7 @@ def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str
         "",
         *(
             f"- {name}: {LICENCES.get(name, 'unknown: check the source')}"
-            for name in sorted(facts.collections)
+            for name in sorted(facts.export.collections)
         ),
         "",
         "## Counts per config (split `" + split + "`)",
@@ -134,10 +135,16 @@ def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str
             f"| {c['candidates_cut']} | {c['candidates_inexact']} |"
         )
     lines += ["", "## Features", ""]
-    lines += [f"- `{name}`: {text}" for name, text in FEATURES.items()]
-    lines += ["", "## Citation", "", "```bibtex", facts.citation, "```", ""]
+    lines += [f"- `{name}`: {text}" for name, text in facts.export.features.items()]
+    lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
     return "\n".join(lines)
 
 
 def _collections(facts: ExportFacts) -> str:
-    return ", ".join(f"{name}: {n} instances" for name, n in sorted(facts.collections.items()))
+    return ", ".join(f"{name}: {n} instances" for name, n in sorted(facts.export.collections.items()))
+
+
+def _choices_cut(facts: ExportFacts) -> str:
+    if facts.suffix_tokens is None:
+        return "every choice kept whole"
+    return f"every choice cut from the right to {facts.suffix_tokens} tokens"

@@ -10,14 +10,16 @@ between the gold and a negative is wrong there exactly as in longread's own rule
 
 from __future__ import annotations
 
+import shlex
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import TIE_RULE
 from longread.errors import BadInputError
 from longread.export.cuts import Cut, cut_context, cut_continuation
+from longread.export.items import CutCounts, TaskItems
 from longread.text.tokenizers import NamedTokenizer
 
 CITATION = """@inproceedings{sun-etal-2022-chapterbreak,
@@ -30,36 +32,32 @@ CITATION = """@inproceedings{sun-etal-2022-chapterbreak,
     url = "https://aclanthology.org/2022.naacl-main.271",
     pages = "3704--3714",
 }"""
+FEATURES = {
+    "id": "the longread instance id",
+    "prefix_length": "the prefix length N of this config (tokens of the export's tokenizer)",
+    "book_id": "the book the instance comes from",
+    "book_title": "its title",
+    "collection": "the collection the book came from (gutenberg, pg19, ao3, plain …)",
+    "suffix_type": "chapter, cause or dialogue boundary",
+    "negatives_from": "in-book or out-of-book negatives",
+    "chapter_index": "index of the chapter the gold suffix starts",
+    "context": "the prefix, cut from the left to N tokens (whole if shorter)",
+    "context_tokens": "tokens of `context` (right-stripped), re-tokenised",
+    "context_tokens_original": "tokens of the whole stored prefix",
+    "context_cut_exact": "the cut text re-tokenises to exactly the ids longread keeps",
+    "choices": "the negatives, then the gold LAST, each cut from the right to suffix_tokens",
+    "label": "index of the gold in `choices`",
+    "choice_tokens": "tokens each choice scores after the context (lm-eval's boundary rule)",
+    "choice_tokens_original": "tokens of each whole candidate",
+    "choices_cut_exact": "every choice cut re-tokenises to exactly the ids longread keeps",
+    "tokenizer": "the tokenizer every token count is in",
+    "seed": "the build's seed",
+}
+
 EXPORT_TIE_RULE = (
     f"{TIE_RULE}: the gold is the LAST choice and lm-eval's acc takes the first highest choice, "
     "so a tie between the gold and a negative is scored wrong by lm-eval too"
 )
-
-
-@dataclass
-class CutCounts:
-    """What the export cut, per prefix length (nothing is cut silently)."""
-
-    items: int = 0
-    context_cut: int = 0
-    short_prefix: int = 0
-    """Items whose whole prefix had fewer tokens than the prefix length (kept whole)."""
-    context_inexact: int = 0
-    """Contexts whose cut could not reproduce longread's token ids (a cut inside a word)."""
-    candidates_cut: int = 0
-    candidates_inexact: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return dict(vars(self))
-
-
-@dataclass
-class ChapterBreakExport:
-    tokenizer: str
-    prefix_lengths: tuple[int, ...]
-    suffix_tokens: int
-    items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-    counts: dict[int, CutCounts] = field(default_factory=dict)
 
 
 def _candidate_cuts(
@@ -98,34 +96,61 @@ def _item(
     }
 
 
+def _build_command(instances: Sequence[ChapterBreakInstance]) -> str:
+    first = instances[0]
+    parts = ["longread", "build", "chapterbreak", "BOOKS…", "--out", "DATA.jsonl"]
+    parts += ["--seed", str(first.seed), "--tokenizer", first.tokenizer]
+    if first.prefix_budget is not None:
+        parts += ["--prefix-tokens", str(first.prefix_budget)]
+    if first.suffix_budget is not None:
+        parts += ["--suffix-tokens", str(first.suffix_budget)]
+    parts += ["--negatives", str(len(first.negatives)), "--suffix-type", first.suffix_type]
+    parts += ["--negatives-from", first.negatives_from]
+    return shlex.join(parts).replace("'BOOKS…'", "BOOKS…")
+
+
 def export_chapterbreak(
     instances: Sequence[ChapterBreakInstance],
     tokenizer: NamedTokenizer,
     tokenizer_name: str,
     prefix_lengths: Sequence[int],
     suffix_tokens: int,
-) -> ChapterBreakExport:
+) -> TaskItems:
     """Every instance at every prefix length, in file order per length."""
     if not instances:
         raise BadInputError(None, "the data holds no ChapterBreak instance", "build some first")
-    lengths = tuple(sorted(set(prefix_lengths)))
-    result = ChapterBreakExport(tokenizer_name, lengths, suffix_tokens)
-    for length in lengths:
+    result = TaskItems(
+        task="chapterbreak",
+        tokenizer=tokenizer_name,
+        prefix_lengths=tuple(sorted(set(prefix_lengths))),
+        suffix_tokens=suffix_tokens,
+        citation=CITATION,
+        scoring_rule=EXPORT_TIE_RULE,
+        features=FEATURES,
+        build_command=_build_command(instances),
+        collections=dict(sorted(Counter(instance.split for instance in instances).items())),
+        books=len({instance.book_id for instance in instances}),
+        seeds=sorted({instance.seed for instance in instances}, key=lambda seed: (seed is None, seed or 0)),
+    )
+    for length in result.prefix_lengths:
         result.items[length] = []
         result.counts[length] = CutCounts()
     for instance in instances:
         choices = _candidate_cuts(tokenizer, instance, suffix_tokens)
-        for length in lengths:
+        for length in result.prefix_lengths:
             context = cut_context(tokenizer, instance.prefix, length)
-            counts = result.counts[length]
-            counts.items += 1
-            counts.context_cut += context.cut
-            counts.short_prefix += context.tokens_original < length
-            counts.context_inexact += not context.exact
-            counts.candidates_cut += sum(cut.cut for cut in choices)
-            counts.candidates_inexact += sum(not cut.exact for cut in choices)
+            count(result.counts[length], context, choices, length)
             result.items[length].append(_item(instance, length, context, choices, tokenizer_name))
     return result
+
+
+def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:
+    counts.items += 1
+    counts.context_cut += context.cut
+    counts.short_prefix += context.tokens_original < length
+    counts.context_inexact += not context.exact
+    counts.candidates_cut += sum(cut.cut for cut in choices)
+    counts.candidates_inexact += sum(not cut.exact for cut in choices)
 
 
 def as_instance(item: dict[str, Any], suffix_tokens: int) -> ChapterBreakInstance:

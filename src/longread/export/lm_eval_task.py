@@ -76,7 +76,7 @@ def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
             "  version: 1.0",
             f"  tokenizer: {_q(facts.tokenizer)}",
             f"  prefix_length: {length}",
-            f"  suffix_tokens: {facts.suffix_tokens}",
+            f"  suffix_tokens: {_q(facts.suffix_tokens)}",
             f"  tie_rule: {_q(facts.tie_rule)}",
             "",
         ]

@@ -7,21 +7,18 @@ place at the end, so a failed export leaves no half-written folder.
 from __future__ import annotations
 
 import hashlib
-import shlex
 import shutil
 import tempfile
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.io import load_instances
-from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS
 from longread.errors import BadInputError, LongreadError
 from longread.export.card import ExportFacts
-from longread.export.chapterbreak import CITATION, EXPORT_TIE_RULE, export_chapterbreak
+from longread.export.chapterbreak import export_chapterbreak
 from longread.export.hf import write_hf
 from longread.export.inspect_task import write_inspect
 from longread.export.lm_eval_task import write_lm_eval
@@ -100,19 +97,6 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _build_command(instances: Sequence[ChapterBreakInstance]) -> str:
-    first = instances[0]
-    parts = ["longread", "build", "chapterbreak", "BOOKS…", "--out", "DATA.jsonl"]
-    parts += ["--seed", str(first.seed), "--tokenizer", first.tokenizer]
-    if first.prefix_budget is not None:
-        parts += ["--prefix-tokens", str(first.prefix_budget)]
-    if first.suffix_budget is not None:
-        parts += ["--suffix-tokens", str(first.suffix_budget)]
-    parts += ["--negatives", str(len(first.negatives)), "--suffix-type", first.suffix_type]
-    parts += ["--negatives-from", first.negatives_from]
-    return shlex.join(parts).replace("'BOOKS…'", "BOOKS…")
-
-
 def prepare_out(out: Path, overwrite: bool) -> None:
     if out.exists() and not out.is_dir():
         raise BadInputError(out, "exists and is not a folder", "choose another --out")
@@ -137,20 +121,10 @@ def export_task(
         instances, tokenizer, options.tokenizer, options.prefix_lengths, options.suffix_tokens
     )
     facts = ExportFacts(
-        task=task,
+        export=built,
         target=target,
-        tokenizer=options.tokenizer,
-        prefix_lengths=built.prefix_lengths,
-        suffix_tokens=options.suffix_tokens,
         data_files=[(str(path), _sha256(path)) for path in files],
-        build_command=_build_command(instances),
         export_command=command or f"longread export {task} --to {target}",
-        citation=CITATION,
-        tie_rule=EXPORT_TIE_RULE,
-        collections=dict(sorted(Counter(instance.split for instance in instances).items())),
-        books=len({instance.book_id for instance in instances}),
-        seeds=sorted({instance.seed for instance in instances}, key=lambda seed: (seed is None, seed or 0)),
-        counts={length: counts.as_dict() for length, counts in built.counts.items()},
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
