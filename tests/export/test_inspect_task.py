@@ -25,7 +25,6 @@ def _load(task_file: Path) -> ModuleType:
 
 
 def test_task_file_loads_and_holds_every_item(chapterbreak_data: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspect_ai")
     from inspect_ai import Task
 
     out = tmp_path / "inspect"
@@ -50,3 +49,40 @@ def test_task_file_loads_and_holds_every_item(chapterbreak_data: Path, tmp_path:
             assert sample.choices[ord(sample.target) - ord("A")] == gold
     with pytest.raises(ValueError, match="prefix_length 100 was not exported"):
         module.longread_chapterbreak(prefix_length=100)
+
+
+PORT = 8831  # the served tests use 8801-8825
+
+
+@pytest.mark.slow
+def test_inspect_scores_every_sample_against_a_served_model(
+    chapterbreak_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exported task run by inspect_ai against a real vLLM serving SmolLM2 (a letter per item)."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import read_eval_log
+
+    from tests.models.served.vllm_server import running_vllm
+
+    out = tmp_path / "inspect"
+    export_task(
+        "chapterbreak", chapterbreak_data, "inspect", out, ExportOptions("smollm2", (64,), SUFFIX_TOKENS)
+    )
+    monkeypatch.chdir(out)  # as a user runs it: `inspect eval longread_chapterbreak.py` in the folder
+    with running_vllm(PORT, tmp_path / "vllm.log", max_model_len=2048) as server:
+        logs = inspect_eval(
+            "longread_chapterbreak.py",
+            model="openai-api/longread/smollm2",
+            model_base_url=server.base_url,
+            model_args={"api_key": "none"},
+            task_args={"prefix_length": 64},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            max_tokens=8,
+            temperature=0.0,
+        )
+    assert len(logs) == 1 and logs[0].status == "success", logs[0].error
+    log = read_eval_log(logs[0].location)
+    assert log.samples is not None and len(log.samples) == 3
+    for sample in log.samples:
+        assert sample.scores is not None and sample.scores["choice"].value in ("C", "I")

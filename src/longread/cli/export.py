@@ -47,13 +47,44 @@ def export_chapterbreak_command(
     overwrite: OverwriteOption = False,
 ) -> None:
     """ChapterBreak: one item per instance and prefix length, cut as longread cuts it."""
+    _export("chapterbreak", data, to, out, tokenizer, prefix_lengths, suffix_tokens, overwrite)
+
+
+def _export(
+    task: str,
+    data: Path,
+    to: str,
+    out: Path,
+    tokenizer: str,
+    lengths: str,
+    suffix_tokens: int,
+    overwrite: bool,
+) -> None:
     from longread.export import ExportOptions, export_task
 
-    options = ExportOptions(tokenizer, parse_lengths(prefix_lengths), suffix_tokens, overwrite)
+    options = ExportOptions(tokenizer, parse_lengths(lengths), suffix_tokens, overwrite)
     command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
     try:
-        report = export_task("chapterbreak", data, to, out, options, command)
+        report = export_task(task, data, to, out, options, command)
     except LongreadError as exc:
         raise fail(exc) from None
     for line in report.summary_lines():
         typer.echo(line)
+
+
+@export_app.command("narrativexl-summaries")
+def export_summaries_command(
+    data: Annotated[
+        Path,
+        typer.Option("--data", help="The build directory `longread build narrativexl` wrote (or its files)."),
+    ],
+    to: TargetOption,
+    out: OutOption,
+    tokenizer: ExportTokenizerOption = "gpt2",
+    prefix_lengths: Annotated[
+        str, typer.Option(help="Scene budgets (tokens of scene + prompt), one config / lm-eval task each.")
+    ] = "256,1024,4096",
+    overwrite: OverwriteOption = False,
+) -> None:
+    """NarrativeXL summaries: a scene, its true summary among distorted ones (scored whole)."""
+    _export("narrativexl-summaries", data, to, out, tokenizer, prefix_lengths, 128, overwrite)

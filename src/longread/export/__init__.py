@@ -1,6 +1,7 @@
 """Built benchmarks for the tools people already run: Hugging Face ``datasets``, lm-eval, inspect_ai.
 
-``export_task`` reads longread's instances and writes one of three folders:
+``export_task`` reads longread's data (ChapterBreak: ``chapterbreak.py``; NarrativeXL summaries:
+``narrativexl_summaries.py``; both give ``items.TaskItems``) and writes one of three folders:
 
 - ``hf``: parquet per prefix-length config and a dataset card (``hf.py``, ``card.py``);
 - ``lm-eval``: a ``multiple_choice`` task per prefix length and a group (``lm_eval_task.py``);

@@ -14,6 +14,8 @@ LICENCES = {
     "pg19": "PG-19 (Project Gutenberg books before 1919): Apache-2.0 for the collection, the texts public "
     "domain in the USA",
     "ao3": "Archive of Our Own works: copyright of their authors; for research use only, do not redistribute",
+    "narrativexl": "scenes of the books the build read (see their licences: Project Gutenberg for the "
+    "bundled ones); summaries written by the model the build named",
     "plain": "plain-text books given by the user: the licence of those files",
 }
 

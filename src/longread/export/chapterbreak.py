@@ -19,7 +19,7 @@ from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import TIE_RULE
 from longread.errors import BadInputError
 from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems
+from longread.export.items import CutCounts, TaskItems, count
 from longread.text.tokenizers import NamedTokenizer
 
 CITATION = """@inproceedings{sun-etal-2022-chapterbreak,
@@ -142,15 +142,6 @@ def export_chapterbreak(
             count(result.counts[length], context, choices, length)
             result.items[length].append(_item(instance, length, context, choices, tokenizer_name))
     return result
-
-
-def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:
-    counts.items += 1
-    counts.context_cut += context.cut
-    counts.short_prefix += context.tokens_original < length
-    counts.context_inexact += not context.exact
-    counts.candidates_cut += sum(cut.cut for cut in choices)
-    counts.candidates_inexact += sum(not cut.exact for cut in choices)
 
 
 def as_instance(item: dict[str, Any], suffix_tokens: int) -> ChapterBreakInstance:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from longread.export.cuts import Cut
 
 
 @dataclass
@@ -41,3 +44,12 @@ class TaskItems:
     """The task ranks by mean log-prob per token too (lm-eval: ``acc_mean`` from ``choice_tokens``)."""
     items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     counts: dict[int, CutCounts] = field(default_factory=dict)
+
+
+def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:
+    counts.items += 1
+    counts.context_cut += context.cut
+    counts.short_prefix += context.tokens_original < length
+    counts.context_inexact += not context.exact
+    counts.candidates_cut += sum(cut.cut for cut in choices)
+    counts.candidates_inexact += sum(not cut.exact for cut in choices)

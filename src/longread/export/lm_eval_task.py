@@ -34,6 +34,19 @@ def load_docs(data_file, **_metadata):
     lines = (HERE / data_file).read_text(encoding="utf-8").split("\\n")
     items = [json.loads(line) for line in lines if line.strip()]
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(items)})
+
+
+def _first_best(values):
+    """Index of the first highest value (as numpy's argmax)."""
+    return max(range(len(values)), key=lambda index: (values[index], -index))
+
+
+def process_results_mean(doc, results):
+    """acc by summed log-prob and acc_mean by mean log-prob per token (the tokens longread scores)."""
+    lls = [float(result[0]) for result in results]
+    means = [ll / n for ll, n in zip(lls, doc["choice_tokens"])]
+    label = doc["label"]
+    return {"acc": float(_first_best(lls) == label), "acc_mean": float(_first_best(means) == label)}
 '''
 
 
@@ -54,6 +67,18 @@ def _q(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _metric_names(facts: ExportFacts) -> tuple[str, ...]:
+    return ("acc", "acc_mean") if facts.export.mean_metric else ("acc",)
+
+
+def _metrics(facts: ExportFacts) -> list[str]:
+    lines = ["process_results: !function utils.process_results_mean"] if facts.export.mean_metric else []
+    lines.append("metric_list:")
+    for metric in _metric_names(facts):
+        lines += [f"  - metric: {metric}", "    aggregation: mean", "    higher_is_better: true"]
+    return lines
+
+
 def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
     return "\n".join(
         [
@@ -68,10 +93,7 @@ def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
             "doc_to_choice: choices",
             "doc_to_target: label",
             'target_delimiter: ""',
-            "metric_list:",
-            "  - metric: acc",
-            "    aggregation: mean",
-            "    higher_is_better: true",
+            *_metrics(facts),
             "metadata:",
             "  version: 1.0",
             f"  tokenizer: {_q(facts.tokenizer)}",
@@ -90,9 +112,11 @@ def _group_yaml(facts: ExportFacts) -> str:
             "task:",
             *(f"  - {task_name(facts.task, length)}" for length in facts.prefix_lengths),
             "aggregate_metric_list:",
-            "  - metric: acc",
-            "    aggregation: mean",
-            "    weight_by_size: true",
+            *(
+                line
+                for metric in _metric_names(facts)
+                for line in (f"  - metric: {metric}", "    aggregation: mean", "    weight_by_size: true")
+            ),
             "metadata:",
             "  version: 1.0",
             f"  tokenizer: {_q(facts.tokenizer)}",

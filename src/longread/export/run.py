@@ -16,17 +16,21 @@ from typing import Any
 
 from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS
+from longread.benchmarks.narrativexl.load import load_book_summaries
 from longread.errors import BadInputError, LongreadError
 from longread.export.card import ExportFacts
 from longread.export.chapterbreak import export_chapterbreak
 from longread.export.hf import write_hf
 from longread.export.inspect_task import write_inspect
+from longread.export.items import TaskItems
 from longread.export.lm_eval_task import write_lm_eval
+from longread.export.narrativexl_summaries import export_summaries
 from longread.export.tokenizer import export_tokenizer
+from longread.text.tokenizers import NamedTokenizer
 
 TARGETS = ("hf", "lm-eval", "inspect")
-TASKS = ("chapterbreak",)
-"""Tasks this version exports (narrativexl-summaries, narrativexl and muld/* are not done yet)."""
+TASKS = ("chapterbreak", "narrativexl-summaries")
+"""Tasks this version exports (narrativexl read-along and muld/* are not done yet)."""
 RUN_DIR_FILES = ("config.json", "samples.jsonl", "results.json")
 Writer = Callable[[Path, dict[int, list[dict[str, Any]]], ExportFacts], list[Path]]
 WRITERS: dict[str, Writer] = {"hf": write_hf, "lm-eval": write_lm_eval, "inspect": write_inspect}
@@ -37,6 +41,7 @@ class ExportOptions:
     tokenizer: str = "gpt2"
     prefix_lengths: tuple[int, ...] = DEFAULT_PREFIX_LENGTHS
     suffix_tokens: int = 128
+    """ChapterBreak only: NarrativeXL summaries are scored whole."""
     overwrite: bool = False
 
 
@@ -61,7 +66,7 @@ def check_task(task: str) -> None:
     if task not in TASKS:
         raise LongreadError(
             f"cannot export task {task!r}: this version exports {', '.join(TASKS)} "
-            "(narrativexl-summaries, narrativexl and muld/* are not exported yet)"
+            "(narrativexl read-along questions and muld/* are not exported yet)"
         )
 
 
@@ -71,9 +76,9 @@ def check_target(target: str) -> None:
 
 
 def data_files(data: Path) -> list[Path]:
-    """The JSONL file, or every ``*.jsonl`` of a folder (sorted); a run directory is refused."""
+    """The data file, or the ``*.jsonl`` files of a folder (sorted); a run directory is refused."""
     if not data.exists():
-        raise BadInputError(data, "does not exist", "give the JSONL file `longread build` wrote")
+        raise BadInputError(data, "does not exist", "give the data `longread build` wrote")
     if data.is_file():
         return [data]
     found = [name for name in RUN_DIR_FILES if (data / name).is_file()]
@@ -83,10 +88,7 @@ def data_files(data: Path) -> list[Path]:
             f"is a run directory (it holds {', '.join(found)}), not benchmark data",
             "export the data the run read: its config.json names the file under data.path",
         )
-    files = sorted(data.glob("*.jsonl"))
-    if not files:
-        raise BadInputError(data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote")
-    return files
+    return sorted(data.glob("*.jsonl"))
 
 
 def _sha256(path: Path) -> str:
@@ -106,20 +108,35 @@ def prepare_out(out: Path, overwrite: bool) -> None:
         )
 
 
+def _task_items(
+    task: str, data: Path, tokenizer: NamedTokenizer, options: ExportOptions
+) -> tuple[TaskItems, list[Path]]:
+    """The task's items and the files they were read from."""
+    files = data_files(data)
+    if task == "narrativexl-summaries":
+        books = load_book_summaries(data)
+        if data.is_dir():
+            files = sorted(path for path in data.rglob("*") if path.is_file())
+        return export_summaries(books, tokenizer, options.tokenizer, options.prefix_lengths), files
+    if not files:
+        raise BadInputError(data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote")
+    if any(part.suffix not in (".jsonl", ".gz") for part in files):
+        raise BadInputError(files[0], "is not a JSONL file", "give the JSONL file `longread build` wrote")
+    instances = [instance for path in files for instance in load_instances(path)]
+    built = export_chapterbreak(
+        instances, tokenizer, options.tokenizer, options.prefix_lengths, options.suffix_tokens
+    )
+    return built, files
+
+
 def export_task(
     task: str, data: Path, target: str, out: Path, options: ExportOptions, command: str = ""
 ) -> ExportReport:
     check_task(task)
     check_target(target)
     prepare_out(out, options.overwrite)
-    files = data_files(data)
-    if any(part.suffix not in (".jsonl", ".gz") for part in files):
-        raise BadInputError(files[0], "is not a JSONL file", "give the JSONL file `longread build` wrote")
-    instances = [instance for path in files for instance in load_instances(path)]
     tokenizer = export_tokenizer(options.tokenizer)
-    built = export_chapterbreak(
-        instances, tokenizer, options.tokenizer, options.prefix_lengths, options.suffix_tokens
-    )
+    built, files = _task_items(task, data, tokenizer, options)
     facts = ExportFacts(
         export=built,
         target=target,
