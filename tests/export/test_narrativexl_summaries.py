@@ -21,7 +21,6 @@ from tests.benchmarks.narrativexl.books import make_book
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
-pytestmark = pytest.mark.slow
 LENGTHS = (128, 1024)
 
 
@@ -32,6 +31,7 @@ def _longread_rows(data: Path, length: int, run: Path) -> dict[str, dict[str, An
     return {row["id"]: row for row in rows}
 
 
+@pytest.mark.slow
 def test_lm_eval_equals_longread_on_summaries(tmp_path: Path) -> None:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
@@ -65,3 +65,26 @@ def test_lm_eval_equals_longread_on_summaries(tmp_path: Path) -> None:
                 assert abs(mine - their) <= summed_logprob_tolerance(n), (doc["id"], length, mine, their)
             assert bool(sample["acc_mean"]) == row["correct_mean"] == row["correct"]
             assert bool(sample["acc"]) == row["correct_sum"]
+
+
+def test_failed_scenes_are_skipped_and_counted(tmp_path: Path) -> None:
+    data = tmp_path / "frankenstein.json"
+    data.write_text(make_book(84, 4, fail=(1,)).model_dump_json(), encoding="utf-8")
+    out = tmp_path / "hf"
+    report = export_task("narrativexl-summaries", data, "hf", out, ExportOptions("gpt2", (64, 4096)))
+    assert report.facts.counts[64] == {
+        "items": 3, "context_cut": 3, "short_prefix": 0, "context_inexact": 0,
+        "candidates_cut": 0, "candidates_inexact": 0,
+    }  # fmt: skip
+    assert report.facts.counts[4096]["context_cut"] == 0 and report.facts.counts[4096]["short_prefix"] == 3
+    card = (out / "README.md").read_text()
+    assert "1 scene(s) skipped (failed or without a distorted summary)" in card
+    assert "moskvichev2023narrativexl" in card
+    import datasets
+
+    rows = datasets.load_dataset(str(out), "prefix_64")["test"]
+    assert rows["id"] == ["84/0000", "84/0002", "84/0003"]
+    assert [len(choices) for choices in rows["choices"]] == [6, 4, 3]
+    assert all(
+        choices[label].startswith(" ") for choices, label in zip(rows["choices"], rows["label"], strict=True)
+    )
