@@ -21,6 +21,7 @@ from longread.cli.build import build_app
 from longread.cli.convert import convert_app
 from longread.cli.demo import demo_app
 from longread.cli.eval import eval_app
+from longread.cli.export import export_app
 from longread.cli.info import info_app
 from longread.cli.muld import muld_app
 from longread.cli.read import read_app
@@ -54,6 +55,7 @@ build_app.add_typer(muld_app)  # longread build muld/TASK, after chapterbreak an
 app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")
 app.add_typer(train_app, name="train")
+app.add_typer(export_app, name="export")
 
 
 def main() -> None:

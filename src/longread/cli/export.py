@@ -1,0 +1,90 @@
+"""``longread export TASK --data FILE|DIR --to hf|lm-eval|inspect --out DIR``: one command per task."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from longread.cli.options import fail, parse_lengths
+from longread.errors import LongreadError
+
+export_app = typer.Typer(
+    help="Export built benchmark data for Hugging Face datasets, lm-evaluation-harness or inspect_ai.",
+    no_args_is_help=True,
+)
+
+DataOption = Annotated[
+    Path, typer.Option("--data", help="The JSONL file `longread build` wrote (or a folder of them).")
+]
+TargetOption = Annotated[
+    str, typer.Option("--to", help="hf (datasets folder), lm-eval (task folder) or inspect.")
+]
+OutOption = Annotated[Path, typer.Option("--out", help="Folder to write (new or empty).")]
+ExportTokenizerOption = Annotated[
+    str,
+    typer.Option(
+        help="Tokenizer the cuts count in: gpt2 (the paper's budgets), smollm2, gemma3 or hf:FOLDER "
+        "(use the evaluated model's own for token-exact cuts)."
+    ),
+]
+OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty --out folder.")]
+
+
+@export_app.command("chapterbreak")
+def export_chapterbreak_command(
+    data: DataOption,
+    to: TargetOption,
+    out: OutOption,
+    tokenizer: ExportTokenizerOption = "gpt2",
+    prefix_lengths: Annotated[
+        str, typer.Option(help="Prefix lengths (tokens), one config / lm-eval task each.")
+    ] = "256,512,1024,2048,4096,8192",
+    suffix_tokens: Annotated[int, typer.Option(help="Every choice is cut to its first N tokens.")] = 128,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """ChapterBreak: one item per instance and prefix length, cut as longread cuts it."""
+    _export("chapterbreak", data, to, out, tokenizer, prefix_lengths, suffix_tokens, overwrite)
+
+
+def _export(
+    task: str,
+    data: Path,
+    to: str,
+    out: Path,
+    tokenizer: str,
+    lengths: str,
+    suffix_tokens: int,
+    overwrite: bool,
+) -> None:
+    from longread.export import ExportOptions, export_task
+
+    options = ExportOptions(tokenizer, parse_lengths(lengths), suffix_tokens, overwrite)
+    command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
+    try:
+        report = export_task(task, data, to, out, options, command)
+    except LongreadError as exc:
+        raise fail(exc) from None
+    for line in report.summary_lines():
+        typer.echo(line)
+
+
+@export_app.command("narrativexl-summaries")
+def export_summaries_command(
+    data: Annotated[
+        Path,
+        typer.Option("--data", help="The build directory `longread build narrativexl` wrote (or its files)."),
+    ],
+    to: TargetOption,
+    out: OutOption,
+    tokenizer: ExportTokenizerOption = "gpt2",
+    prefix_lengths: Annotated[
+        str, typer.Option(help="Scene budgets (tokens of scene + prompt), one config / lm-eval task each.")
+    ] = "256,1024,4096",
+    overwrite: OverwriteOption = False,
+) -> None:
+    """NarrativeXL summaries: a scene, its true summary among distorted ones (scored whole)."""
+    _export("narrativexl-summaries", data, to, out, tokenizer, prefix_lengths, 128, overwrite)

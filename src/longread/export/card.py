@@ -1,0 +1,152 @@
+"""What every export states about itself: the dataset card and the manifest beside the files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from longread.export.items import TaskItems
+
+LICENCES = {
+    "gutenberg": "Project Gutenberg texts: public domain in the USA; the Project Gutenberg License applies "
+    "to the ebooks as distributed (https://www.gutenberg.org/policy/license.html)",
+    "pg19": "PG-19 (Project Gutenberg books before 1919): Apache-2.0 for the collection, the texts public "
+    "domain in the USA",
+    "ao3": "Archive of Our Own works: copyright of their authors; for research use only, do not redistribute",
+    "narrativexl": "scenes of the books the build read (see their licences: Project Gutenberg for the "
+    "bundled ones); summaries written by the model the build named",
+    "plain": "plain-text books given by the user: the licence of those files",
+}
+
+
+@dataclass
+class ExportFacts:
+    """The task's items and where they came from: what the card, the YAML and the manifest state."""
+
+    export: TaskItems
+    target: str
+    data_files: list[tuple[str, str]]
+    """(path, sha256) of every data file read."""
+    export_command: str
+
+    @property
+    def task(self) -> str:
+        return self.export.task
+
+    @property
+    def tokenizer(self) -> str:
+        return self.export.tokenizer
+
+    @property
+    def prefix_lengths(self) -> tuple[int, ...]:
+        return self.export.prefix_lengths
+
+    @property
+    def suffix_tokens(self) -> int | None:
+        return self.export.suffix_tokens
+
+    @property
+    def tie_rule(self) -> str:
+        return self.export.scoring_rule
+
+    @property
+    def seeds(self) -> list[int | None]:
+        return self.export.seeds
+
+    @property
+    def counts(self) -> dict[int, dict[str, int]]:
+        return {length: counts.as_dict() for length, counts in self.export.counts.items()}
+
+    def manifest(self) -> dict[str, Any]:
+        export = self.export
+        return {
+            "task": export.task,
+            "target": self.target,
+            "tokenizer": export.tokenizer,
+            "prefix_lengths": list(export.prefix_lengths),
+            "suffix_tokens": export.suffix_tokens,
+            "data_files": [{"path": path, "sha256": sha} for path, sha in self.data_files],
+            "build_command": export.build_command,
+            "export_command": self.export_command,
+            "scoring_rule": export.scoring_rule,
+            "collections": export.collections,
+            "books": export.books,
+            "seeds": export.seeds,
+            "counts": {str(length): counts for length, counts in self.counts.items()},
+        }
+
+
+def _yaml_header(configs: Sequence[tuple[str, str]], split: str) -> list[str]:
+    lines = [
+        "---",
+        "license: other",
+        "language:",
+        "- en",
+        "task_categories:",
+        "- multiple-choice",
+        "configs:",
+    ]
+    for index, (name, path) in enumerate(configs):
+        lines += [f"- config_name: {name}", "  data_files:", f"  - split: {split}", f"    path: {path}"]
+        if index == 0:
+            lines.append("  default: true")
+    return [*lines, "---", ""]
+
+
+def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str) -> str:
+    lines = _yaml_header(configs, split)
+    lines += [
+        f"# longread {facts.task}",
+        "",
+        f"Exported by longread from {facts.export.books} book(s) ({_collections(facts)}). Every token count "
+        f"is in the `{facts.tokenizer}` tokenizer: the context is cut from the left to the config's prefix "
+        f"length, {_choices_cut(facts)}, at points whose text re-tokenises to exactly that many tokens.",
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("PATH/TO/THIS/FOLDER", "{configs[0][0]}")["{split}"]',
+        "```",
+        "",
+        "## Provenance",
+        "",
+        f"- build command (equivalent): `{facts.export.build_command}`",
+        f"- export command: `{facts.export_command}`",
+        f"- seed(s): {', '.join(str(seed) for seed in facts.seeds)}",
+        f"- tokenizer: `{facts.tokenizer}`; suffix tokens: {facts.suffix_tokens or 'whole choices'}",
+        *(f"- data file `{path}` sha256 `{sha}`" for path, sha in facts.data_files),
+        f"- scoring rule: {facts.tie_rule}",
+        "",
+        "## Licences of the sources",
+        "",
+        *(
+            f"- {name}: {LICENCES.get(name, 'unknown: check the source')}"
+            for name in sorted(facts.export.collections)
+        ),
+        "",
+        "## Counts per config (split `" + split + "`)",
+        "",
+        "| config | items | contexts cut | short prefixes (kept whole) | contexts not exact | "
+        "choices cut | choices not exact |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (name, _), length in zip(configs, facts.prefix_lengths, strict=True):
+        c = facts.counts[length]
+        lines.append(
+            f"| {name} | {c['items']} | {c['context_cut']} | {c['short_prefix']} | {c['context_inexact']} "
+            f"| {c['candidates_cut']} | {c['candidates_inexact']} |"
+        )
+    lines += ["", "## Features", ""]
+    lines += [f"- `{name}`: {text}" for name, text in facts.export.features.items()]
+    lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
+    return "\n".join(lines)
+
+
+def _collections(facts: ExportFacts) -> str:
+    return ", ".join(f"{name}: {n} instances" for name, n in sorted(facts.export.collections.items()))
+
+
+def _choices_cut(facts: ExportFacts) -> str:
+    if facts.suffix_tokens is None:
+        return "every choice kept whole"
+    return f"every choice cut from the right to {facts.suffix_tokens} tokens"

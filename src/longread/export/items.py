@@ -1,0 +1,55 @@
+"""What a task's export hands the writers: items per prefix length, what was cut, and how to cite it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from longread.export.cuts import Cut
+
+
+@dataclass
+class CutCounts:
+    """What the export cut, per prefix length (nothing is cut silently)."""
+
+    items: int = 0
+    context_cut: int = 0
+    short_prefix: int = 0
+    """Items whose whole context had fewer tokens than the prefix length (kept whole)."""
+    context_inexact: int = 0
+    """Contexts whose cut could not reproduce longread's token ids (a cut inside a word)."""
+    candidates_cut: int = 0
+    candidates_inexact: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(vars(self))
+
+
+@dataclass
+class TaskItems:
+    task: str
+    tokenizer: str
+    prefix_lengths: tuple[int, ...]
+    suffix_tokens: int | None
+    """Choices cut to this many tokens (None: whole, as the task scores them)."""
+    citation: str
+    scoring_rule: str
+    features: dict[str, str]
+    build_command: str
+    collections: dict[str, int]
+    books: int
+    seeds: list[int | None]
+    mean_metric: bool = False
+    """The task ranks by mean log-prob per token too (lm-eval: ``acc_mean`` from ``choice_tokens``)."""
+    items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    counts: dict[int, CutCounts] = field(default_factory=dict)
+
+
+def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:
+    counts.items += 1
+    counts.context_cut += context.cut
+    counts.short_prefix += context.tokens_original < length
+    counts.context_inexact += not context.exact
+    counts.candidates_cut += sum(cut.cut for cut in choices)
+    counts.candidates_inexact += sum(not cut.exact for cut in choices)

@@ -1,0 +1,139 @@
+"""An lm-evaluation-harness task folder: one ``multiple_choice`` task per prefix length and a group.
+
+    lm_eval --model hf --model_args pretrained=MODEL_FOLDER --include_path DIR \\
+        --tasks longread_chapterbreak_2048        # or the group: longread_chapterbreak
+
+The data sit beside the YAML (``data/*.jsonl``) and ``utils.py`` loads them with
+``datasets`` — no hub. The request lm-eval forms is longread's: the context is the
+item's ``context`` as is, each choice follows it with no delimiter
+(``target_delimiter: ""``), and lm-eval moves the context's trailing whitespace
+to the choice exactly as longread does, so both tokenise the same strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from longread.export.card import ExportFacts
+
+UTILS = '''"""Loads longread's exported items for lm-evaluation-harness, offline, from files beside it."""
+
+import json
+from pathlib import Path
+
+import datasets
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_docs(data_file, **_metadata):
+    """The items of one exported JSONL file as the task's only split, ``test``."""
+    lines = (HERE / data_file).read_text(encoding="utf-8").split("\\n")
+    items = [json.loads(line) for line in lines if line.strip()]
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(items)})
+
+
+def _first_best(values):
+    """Index of the first highest value (as numpy's argmax)."""
+    return max(range(len(values)), key=lambda index: (values[index], -index))
+
+
+def process_results_mean(doc, results):
+    """acc by summed log-prob and acc_mean by mean log-prob per token (the tokens longread scores)."""
+    lls = [float(result[0]) for result in results]
+    means = [ll / n for ll, n in zip(lls, doc["choice_tokens"])]
+    label = doc["label"]
+    return {"acc": float(_first_best(lls) == label), "acc_mean": float(_first_best(means) == label)}
+'''
+
+
+def task_name(task: str, length: int | None = None) -> str:
+    base = "longread_" + task.replace("-", "_").replace("/", "_")
+    return base if length is None else f"{base}_{length}"
+
+
+def write_jsonl(items: Sequence[dict[str, Any]], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for item in items:
+            fh.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _q(value: object) -> str:
+    """A YAML scalar (JSON strings and numbers are valid YAML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _metric_names(facts: ExportFacts) -> tuple[str, ...]:
+    return ("acc", "acc_mean") if facts.export.mean_metric else ("acc",)
+
+
+def _metrics(facts: ExportFacts) -> list[str]:
+    lines = ["process_results: !function utils.process_results_mean"] if facts.export.mean_metric else []
+    lines.append("metric_list:")
+    for metric in _metric_names(facts):
+        lines += [f"  - metric: {metric}", "    aggregation: mean", "    higher_is_better: true"]
+    return lines
+
+
+def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
+    return "\n".join(
+        [
+            f"# Exported by longread: {facts.export_command}",
+            f"task: {task_name(facts.task, length)}",
+            "custom_dataset: !function utils.load_docs",
+            "dataset_kwargs:",
+            f"  data_file: {_q(data_file)}",
+            "output_type: multiple_choice",
+            "test_split: test",
+            "doc_to_text: context",
+            "doc_to_choice: choices",
+            "doc_to_target: label",
+            'target_delimiter: ""',
+            *_metrics(facts),
+            "metadata:",
+            "  version: 1.0",
+            f"  tokenizer: {_q(facts.tokenizer)}",
+            f"  prefix_length: {length}",
+            f"  suffix_tokens: {_q(facts.suffix_tokens)}",
+            f"  tie_rule: {_q(facts.tie_rule)}",
+            "",
+        ]
+    )
+
+
+def _group_yaml(facts: ExportFacts) -> str:
+    return "\n".join(
+        [
+            f"group: {task_name(facts.task)}",
+            "task:",
+            *(f"  - {task_name(facts.task, length)}" for length in facts.prefix_lengths),
+            "aggregate_metric_list:",
+            *(
+                line
+                for metric in _metric_names(facts)
+                for line in (f"  - metric: {metric}", "    aggregation: mean", "    weight_by_size: true")
+            ),
+            "metadata:",
+            "  version: 1.0",
+            f"  tokenizer: {_q(facts.tokenizer)}",
+            "",
+        ]
+    )
+
+
+def write_lm_eval(out: Path, items: dict[int, list[dict[str, Any]]], facts: ExportFacts) -> list[Path]:
+    written = []
+    for length, rows in items.items():
+        data_file = f"data/{task_name(facts.task, length)}.jsonl"
+        write_jsonl(rows, out / data_file)
+        yaml = out / f"{task_name(facts.task, length)}.yaml"
+        yaml.write_text(_task_yaml(facts, length, data_file), encoding="utf-8")
+        written += [out / data_file, yaml]
+    group = out / f"_{task_name(facts.task)}.yaml"
+    group.write_text(_group_yaml(facts), encoding="utf-8")
+    (out / "utils.py").write_text(UTILS, encoding="utf-8")
+    return [*written, group, out / "utils.py"]

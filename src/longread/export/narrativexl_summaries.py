@@ -1,0 +1,120 @@
+"""NarrativeXL summaries as harness items: a scene (+ the prompt), its true summary among distorted ones.
+
+One item per scene the task asks (a failed scene, or one with no distorted
+summary, is skipped and counted) and per prefix length N: the context is the
+scene followed by the task's prompt, cut from the left to N tokens as the task's
+``max_scene_tokens`` cuts it; the choices are the summaries, each after a space,
+as the task scores them (whole), the distorted ones first and the true one LAST
+(lm-eval's argmax takes the first of equal values, so a tie is wrong, as in
+longread). longread ranks by mean log-prob per token by default: the items carry
+every choice's token count and the lm-eval task reports ``acc_mean`` beside ``acc``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from longread.benchmarks.narrativexl.schema import BookSummaries
+from longread.benchmarks.narrativexl.summaries_task import DEFAULT_PROMPT, askable
+from longread.errors import BadInputError
+from longread.export.cuts import Cut, cut_context, cut_continuation
+from longread.export.items import CutCounts, TaskItems, count
+from longread.text.tokenizers import NamedTokenizer
+
+WHOLE = 1 << 30
+"""A continuation budget no summary reaches: summaries are scored whole."""
+CITATION = """@article{moskvichev2023narrativexl,
+    title = {NarrativeXL: A Large-scale Dataset For Long-Term Memory Models},
+    author = {Moskvichev, Arseny and Mai, Ky-Vinh},
+    journal = {arXiv preprint arXiv:2305.13877},
+    year = {2023},
+}"""
+SCORING_RULE = (
+    "the true summary is the LAST choice; acc ranks by summed log-prob, acc_mean by mean log-prob per "
+    "token (longread's default), each taking the first highest choice, so a tie with the true summary "
+    "is wrong as in longread"
+)
+FEATURES = {
+    "id": "book_id/scene, longread's sample key",
+    "prefix_length": "the prefix length N of this config (tokens of the export's tokenizer)",
+    "book_id": "the book",
+    "scene": "the scene's index in the book",
+    "context": "the scene then the prompt, cut from the left to N tokens (whole if shorter)",
+    "context_tokens": "tokens of `context` (right-stripped), re-tokenised",
+    "context_tokens_original": "tokens of the whole scene + prompt",
+    "context_cut_exact": "the cut text re-tokenises to exactly the ids longread keeps",
+    "choices": "the distorted summaries, then the true one LAST, each after a space",
+    "label": "index of the true summary in `choices`",
+    "choice_tokens": "tokens each choice scores after the context (lm-eval's boundary rule)",
+    "choice_tokens_original": "the same (summaries are never cut)",
+    "choices_cut_exact": "always true (summaries are never cut)",
+    "tokenizer": "the tokenizer every token count is in",
+    "seed": "None (the build's seed is not stored with the summaries)",
+}
+
+
+def _item(
+    book: BookSummaries, scene: int, length: int, context: Cut, choices: Sequence[Cut], tokenizer: str
+) -> dict[str, Any]:
+    return {
+        "id": f"{book.book_id}/{scene:04d}",
+        "prefix_length": length,
+        "book_id": book.book_id,
+        "scene": scene,
+        "context": context.text,
+        "context_tokens": context.tokens,
+        "context_tokens_original": context.tokens_original,
+        "context_cut_exact": context.exact,
+        "choices": [cut.text for cut in choices],
+        "label": len(choices) - 1,
+        "choice_tokens": [cut.tokens for cut in choices],
+        "choice_tokens_original": [cut.tokens_original for cut in choices],
+        "choices_cut_exact": all(cut.exact for cut in choices),
+        "tokenizer": tokenizer,
+        "seed": None,
+    }
+
+
+def export_summaries(
+    books: Sequence[BookSummaries],
+    tokenizer: NamedTokenizer,
+    tokenizer_name: str,
+    prefix_lengths: Sequence[int],
+    prompt: str = DEFAULT_PROMPT,
+) -> TaskItems:
+    """Every askable scene of every book at every prefix length."""
+    if not books:
+        raise BadInputError(
+            None, "the data holds no NarrativeXL book", "build some with `longread build narrativexl`"
+        )
+    skipped = sum(len(askable(book)[1]) for book in books)
+    result = TaskItems(
+        task="narrativexl-summaries",
+        tokenizer=tokenizer_name,
+        prefix_lengths=tuple(sorted(set(prefix_lengths))),
+        suffix_tokens=None,
+        citation=CITATION,
+        scoring_rule=f"{SCORING_RULE}; {skipped} scene(s) skipped (failed or without a distorted summary)",
+        features=FEATURES,
+        build_command="longread build narrativexl BOOKS… --out DIR",
+        collections={"narrativexl": len(books)},
+        books=len(books),
+        seeds=[None],
+        mean_metric=True,
+    )
+    for length in result.prefix_lengths:
+        result.items[length] = []
+        result.counts[length] = CutCounts()
+    for book in books:
+        for scene in askable(book)[0]:
+            summaries = book.summaries[scene]
+            assert summaries.summary is not None
+            whole = book.scenes[scene].text + prompt
+            texts = [" " + text for text in (*summaries.distorted, summaries.summary)]
+            choices = [cut_continuation(tokenizer, whole, text, WHOLE) for text in texts]
+            for length in result.prefix_lengths:
+                context = cut_context(tokenizer, whole, length)
+                count(result.counts[length], context, choices, length)
+                result.items[length].append(_item(book, scene, length, context, choices, tokenizer_name))
+    return result

@@ -1,0 +1,157 @@
+"""``longread export TASK --data FILE|DIR --to hf|lm-eval|inspect --out DIR``: checks, cuts, writes.
+
+The folder is written next to ``out`` under a temporary name and renamed into
+place at the end, so a failed export leaves no half-written folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from longread.benchmarks.chapterbreak.io import load_instances
+from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS
+from longread.benchmarks.narrativexl.load import load_book_summaries
+from longread.errors import BadInputError, LongreadError
+from longread.export.card import ExportFacts
+from longread.export.chapterbreak import export_chapterbreak
+from longread.export.hf import write_hf
+from longread.export.inspect_task import write_inspect
+from longread.export.items import TaskItems
+from longread.export.lm_eval_task import write_lm_eval
+from longread.export.narrativexl_summaries import export_summaries
+from longread.export.tokenizer import export_tokenizer
+from longread.text.tokenizers import NamedTokenizer
+
+TARGETS = ("hf", "lm-eval", "inspect")
+TASKS = ("chapterbreak", "narrativexl-summaries")
+"""Tasks this version exports (narrativexl read-along and muld/* are not done yet)."""
+RUN_DIR_FILES = ("config.json", "samples.jsonl", "results.json")
+Writer = Callable[[Path, dict[int, list[dict[str, Any]]], ExportFacts], list[Path]]
+WRITERS: dict[str, Writer] = {"hf": write_hf, "lm-eval": write_lm_eval, "inspect": write_inspect}
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    tokenizer: str = "gpt2"
+    prefix_lengths: tuple[int, ...] = DEFAULT_PREFIX_LENGTHS
+    suffix_tokens: int = 128
+    """ChapterBreak only: NarrativeXL summaries are scored whole."""
+    overwrite: bool = False
+
+
+@dataclass
+class ExportReport:
+    out: Path
+    facts: ExportFacts
+    files: list[Path]
+
+    def summary_lines(self) -> list[str]:
+        lines = [f"wrote {self.facts.target} export of {self.facts.task} to {self.out}"]
+        for length, counts in self.facts.counts.items():
+            lines.append(
+                f"  prefix {length}: {counts['items']} items, {counts['context_cut']} contexts cut "
+                f"({counts['context_inexact']} not exact, {counts['short_prefix']} shorter than {length}), "
+                f"{counts['candidates_cut']} choices cut ({counts['candidates_inexact']} not exact)"
+            )
+        return lines
+
+
+def check_task(task: str) -> None:
+    if task not in TASKS:
+        raise LongreadError(
+            f"cannot export task {task!r}: this version exports {', '.join(TASKS)} "
+            "(narrativexl read-along questions and muld/* are not exported yet)"
+        )
+
+
+def check_target(target: str) -> None:
+    if target not in TARGETS:
+        raise LongreadError(f"unknown export target {target!r} — use one of {', '.join(TARGETS)}")
+
+
+def data_files(data: Path) -> list[Path]:
+    """The data file, or the ``*.jsonl`` files of a folder (sorted); a run directory is refused."""
+    if not data.exists():
+        raise BadInputError(data, "does not exist", "give the data `longread build` wrote")
+    if data.is_file():
+        return [data]
+    found = [name for name in RUN_DIR_FILES if (data / name).is_file()]
+    if found:
+        raise BadInputError(
+            data,
+            f"is a run directory (it holds {', '.join(found)}), not benchmark data",
+            "export the data the run read: its config.json names the file under data.path",
+        )
+    return sorted(data.glob("*.jsonl"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def prepare_out(out: Path, overwrite: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise BadInputError(out, "exists and is not a folder", "choose another --out")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise BadInputError(
+            out, "exists and is not empty", "choose an empty or new folder, or pass --overwrite to replace it"
+        )
+
+
+def _task_items(
+    task: str, data: Path, tokenizer: NamedTokenizer, options: ExportOptions
+) -> tuple[TaskItems, list[Path]]:
+    """The task's items and the files they were read from."""
+    files = data_files(data)
+    if task == "narrativexl-summaries":
+        books = load_book_summaries(data)
+        if data.is_dir():
+            files = sorted(path for path in data.rglob("*") if path.is_file())
+        return export_summaries(books, tokenizer, options.tokenizer, options.prefix_lengths), files
+    if not files:
+        raise BadInputError(data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote")
+    if any(part.suffix not in (".jsonl", ".gz") for part in files):
+        raise BadInputError(files[0], "is not a JSONL file", "give the JSONL file `longread build` wrote")
+    instances = [instance for path in files for instance in load_instances(path)]
+    built = export_chapterbreak(
+        instances, tokenizer, options.tokenizer, options.prefix_lengths, options.suffix_tokens
+    )
+    return built, files
+
+
+def export_task(
+    task: str, data: Path, target: str, out: Path, options: ExportOptions, command: str = ""
+) -> ExportReport:
+    check_task(task)
+    check_target(target)
+    prepare_out(out, options.overwrite)
+    tokenizer = export_tokenizer(options.tokenizer)
+    built, files = _task_items(task, data, tokenizer, options)
+    facts = ExportFacts(
+        export=built,
+        target=target,
+        data_files=[(str(path), _sha256(path)) for path in files],
+        export_command=command or f"longread export {task} --to {target}",
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private
+    try:
+        written = WRITERS[target](staging, built.items, facts)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return ExportReport(out, facts, [out / path.relative_to(staging) for path in written])

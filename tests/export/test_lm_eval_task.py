@@ -1,0 +1,86 @@
+"""lm-evaluation-harness on the exported ChapterBreak tasks scores what longread scores.
+
+The real lm-eval (the pinned version of the bench extra), offline, in-process, with the
+SmolLM2 weights longread already loaded; the same three real instances at two prefix
+lengths through longread's own runner. Every candidate's log-prob agrees within the
+summed-log-prob tolerance and every sample's accuracy is the same (longread: a tie
+with the gold is wrong; the export puts the gold last, so lm-eval's argmax agrees).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.evaluation import RunOptions, run_task
+from longread.export import ExportOptions, export_task
+from tests.export.conftest import LENGTHS, SUFFIX_TOKENS
+from tests.models_fixtures import backend
+from tests.tolerances import summed_logprob_tolerance
+
+pytestmark = pytest.mark.slow
+
+
+def _lm_eval_samples(folder: Path, model: Any) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    from lm_eval import simple_evaluate
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
+    manager = TaskManager(include_path=str(folder))
+    names = [f"longread_chapterbreak_{length}" for length in LENGTHS]
+    output = simple_evaluate(model=lm, tasks=names, task_manager=manager, log_samples=True)
+    assert output is not None
+    return output["samples"], output["results"]
+
+
+def test_lm_eval_log_probs_and_accuracy_equal_longread(chapterbreak_data: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "lm-eval"
+    options = ExportOptions("smollm2", LENGTHS, SUFFIX_TOKENS)
+    report = export_task("chapterbreak", chapterbreak_data, "lm-eval", folder, options)
+    assert all(counts["context_inexact"] == 0 for counts in report.facts.counts.values())
+    model = backend("smollm2")
+
+    settings = ChapterBreakSettings(prefix_lengths=LENGTHS, suffix_tokens=SUFFIX_TOKENS)
+    started = time.perf_counter()
+    run_task(
+        ChapterBreakTask(settings),
+        chapterbreak_data,
+        model,
+        tmp_path / "run",
+        RunOptions(show_progress=False),
+    )
+    longread_seconds = time.perf_counter() - started
+    rows = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    ours = {(row["id"], row["prefix_length"]): row for row in rows}
+
+    started = time.perf_counter()
+    samples, results = _lm_eval_samples(folder, model)
+    lm_eval_seconds = time.perf_counter() - started
+    worst = 0.0
+    compared = 0
+    for length in LENGTHS:
+        task_samples = samples[f"longread_chapterbreak_{length}"]
+        assert len(task_samples) == 3
+        for sample in task_samples:
+            doc = sample["doc"]
+            row = ours[(doc["id"], length)]
+            theirs = [float(resp[0]) for resp in sample["filtered_resps"]]
+            gold_first = [theirs[doc["label"]], *theirs[: doc["label"]]]
+            assert row["continuation_tokens"] == [doc["choice_tokens"][-1], *doc["choice_tokens"][:-1]]
+            for mine, their, n in zip(row["logprobs"], gold_first, row["continuation_tokens"], strict=True):
+                assert abs(mine - their) <= summed_logprob_tolerance(n), (doc["id"], length, mine, their)
+                worst = max(worst, abs(mine - their))
+                compared += 1
+            assert bool(sample["acc"]) == row["correct"], (doc["id"], length)
+        accuracy = sum(ours[(s["doc"]["id"], length)]["correct"] for s in task_samples) / 3
+        assert results[f"longread_chapterbreak_{length}"]["acc,none"] == pytest.approx(accuracy, abs=0)
+    print(
+        f"\nlm-eval vs longread: {compared} log-probs, max |Δ| {worst:.2e} nats; "
+        f"wall time lm-eval {lm_eval_seconds:.1f} s, longread {longread_seconds:.1f} s"
+    )
