@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from longread.benchmarks.chapterbreak.exported import load_exported
 from longread.benchmarks.chapterbreak.io import load_instances
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.errors import BadInputError
+from longread.evaluation import RunOptions, run_task
+from longread.evaluation.exported import MANIFEST
 from longread.export import ExportOptions, as_instance, export_task, read_hf_items
+from longread.models import load_backend
 from longread.models.hf.backend import HFTokenEncoder
 from longread.models.hf.loading import smollm2_tokenizer
 from longread.models.requests import LoglikelihoodRequest
@@ -83,3 +91,33 @@ def test_same_data_gives_identical_bytes(hf_folder: Path, chapterbreak_data: Pat
     assert names == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
     for name in names:
         assert (hf_folder / name).read_bytes() == (again / name).read_bytes(), name
+
+
+def _eval_rows(data: Path, run: Path) -> list[str]:
+    """ChapterBreak evaluated on DATA at the export's lengths (what `longread eval` runs); a tiny random
+    model is enough: the rows hold every token count and log-prob, so any difference in the instances
+    read shows."""
+    settings = ChapterBreakSettings(prefix_lengths=LENGTHS, suffix_tokens=SUFFIX_TOKENS)
+    quiet = RunOptions(show_progress=False)
+    run_task(ChapterBreakTask(settings), data, load_backend("random:gpt2"), run, quiet)
+    return (run / "samples.jsonl").read_text().splitlines()
+
+
+def test_eval_reads_the_folder_back_to_the_same_rows(
+    hf_folder: Path, chapterbreak_data: Path, tmp_path: Path
+) -> None:
+    """`longread eval chapterbreak` on the hf folder scores exactly what it scores on the built JSONL."""
+    from_jsonl = _eval_rows(chapterbreak_data, tmp_path / "jsonl")
+    from_folder = _eval_rows(hf_folder, tmp_path / "folder")
+    assert len(from_jsonl) == 3 * len(LENGTHS)
+    assert from_folder == from_jsonl
+    assert load_exported(hf_folder) == load_instances(chapterbreak_data)
+
+
+def test_eval_refuses_an_export_of_another_task(hf_folder: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(hf_folder, other)
+    manifest = json.loads((other / MANIFEST).read_text())
+    (other / MANIFEST).write_text(json.dumps({**manifest, "task": "narrativexl-summaries"}))
+    with pytest.raises(BadInputError, match="export of 'narrativexl-summaries', not of 'chapterbreak'"):
+        ChapterBreakTask().load(other)

@@ -49,7 +49,9 @@ TaskArgument = Annotated[
 DataOption = Annotated[
     Path,
     typer.Option(
-        "--data", help="The task's data: a file (ChapterBreak JSONL) or a directory (NarrativeXL build)."
+        "--data",
+        help="The task's data: a file (ChapterBreak JSONL), a directory (NarrativeXL build) or a "
+        "`longread export chapterbreak --to hf` folder.",
     ),
 ]
 RunOutOption = Annotated[

@@ -94,8 +94,14 @@ def _yaml_header(configs: Sequence[tuple[str, str]], split: str) -> list[str]:
     return [*lines, "---", ""]
 
 
-def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str) -> str:
-    lines = _yaml_header(configs, split)
+def card_text(
+    facts: ExportFacts,
+    configs: Sequence[tuple[str, str]],
+    split: str,
+    whole: tuple[str, str] | None = None,
+) -> str:
+    """The card; ``whole`` (config, path) names the config holding the instances as longread built them."""
+    lines = _yaml_header([*configs, *([whole] if whole else [])], split)
     lines += [
         f"# longread {facts.task}",
         "",
@@ -138,6 +144,13 @@ def card_text(facts: ExportFacts, configs: Sequence[tuple[str, str]], split: str
         )
     lines += ["", "## Features", ""]
     lines += [f"- `{name}`: {text}" for name, text in facts.export.features.items()]
+    if whole:
+        lines += [
+            "",
+            f"The config `{whole[0]}` holds every instance whole, as longread built it (columns `id` and "
+            f"`instance`, its JSON record): `longread eval {facts.task} --data THIS/FOLDER` reads it and "
+            "scores exactly what it scores from the built JSONL.",
+        ]
     lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from longread.benchmarks.chapterbreak.exported import INSTANCES_CONFIG, instance_record
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import TIE_RULE
 from longread.errors import BadInputError
@@ -131,6 +132,7 @@ def export_chapterbreak(
         collections=dict(sorted(Counter(instance.split for instance in instances).items())),
         books=len({instance.book_id for instance in instances}),
         seeds=sorted({instance.seed for instance in instances}, key=lambda seed: (seed is None, seed or 0)),
+        whole=(INSTANCES_CONFIG, [instance_record(instance) for instance in instances]),
     )
     for length in result.prefix_lengths:
         result.items[length] = []

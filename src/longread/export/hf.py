@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from longread.errors import BadInputError, LongreadError
+from longread.evaluation.exported import MANIFEST, SPLIT, parquet_path
 from longread.export.card import ExportFacts, card_text
-
-SPLIT = "test"
 
 
 def config_name(length: int) -> str:
@@ -45,23 +44,28 @@ def write_hf(out: Path, items: dict[int, list[dict[str, Any]]], facts: ExportFac
     written = []
     configs = []
     for length, rows in items.items():
-        relative = f"{config_name(length)}/{SPLIT}-00000-of-00001.parquet"
+        relative = parquet_path(config_name(length))
         write_parquet(rows, out / relative)
         written.append(out / relative)
         configs.append((config_name(length), relative))
-    (out / "README.md").write_text(card_text(facts, configs, SPLIT), encoding="utf-8")
-    (out / "longread_export.json").write_text(
-        json.dumps(facts.manifest(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    return [*written, out / "README.md", out / "longread_export.json"]
+    whole = None
+    if facts.export.whole is not None:
+        name, rows = facts.export.whole
+        whole = (name, parquet_path(name))
+        write_parquet(rows, out / whole[1])
+        written.append(out / whole[1])
+    (out / "README.md").write_text(card_text(facts, configs, SPLIT, whole), encoding="utf-8")
+    manifest = json.dumps(facts.manifest(), indent=2, sort_keys=True) + "\n"
+    (out / MANIFEST).write_text(manifest, encoding="utf-8")
+    return [*written, out / "README.md", out / MANIFEST]
 
 
 def read_hf_items(folder: str | Path, length: int) -> list[dict[str, Any]]:
     """The items of one prefix-length config of an hf export folder."""
     pa = _arrow()
-    path = Path(folder) / config_name(length) / f"{SPLIT}-00000-of-00001.parquet"
+    path = Path(folder) / parquet_path(config_name(length))
     if not path.is_file():
-        manifest = Path(folder) / "longread_export.json"
+        manifest = Path(folder) / MANIFEST
         lengths = json.loads(manifest.read_text())["prefix_lengths"] if manifest.is_file() else "?"
         raise BadInputError(path, f"no config {config_name(length)} here", f"exported lengths: {lengths}")
     rows: list[dict[str, Any]] = pa.parquet.read_table(path).to_pylist()

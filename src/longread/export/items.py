@@ -43,6 +43,9 @@ class TaskItems:
     mean_metric: bool = False
     """The task ranks by mean log-prob per token too (lm-eval: ``acc_mean`` from ``choice_tokens``)."""
     items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    whole: tuple[str, list[dict[str, Any]]] | None = None
+    """(config, rows): the instances as longread built them, which the hf export adds so that
+    ``longread eval TASK --data DIR`` reads them back (None: the task does not read exports)."""
     counts: dict[int, CutCounts] = field(default_factory=dict)
 
 

@@ -18,8 +18,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
+from longread.benchmarks.chapterbreak.exported import load_exported
 from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
+from longread.evaluation.exported import is_export
 from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings, XAxis
 from longread.metrics import pooled_word_perplexity
 from longread.models.requests import (
@@ -161,6 +163,9 @@ class ChapterBreakTask:
         return self._settings
 
     def load(self, data: Path) -> list[ChapterBreakInstance]:
+        """A longread JSONL file, or a ``longread export chapterbreak --to hf`` folder."""
+        if is_export(Path(data)):
+            return load_exported(Path(data))
         return load_instances(data)
 
     def samples(self, instance: ChapterBreakInstance) -> list[Sample[ChapterBreakInstance]]:
