@@ -42,6 +42,7 @@ EXPECTED = {
     "build muld/hotpotqa",
     "build muld/character-archetype",
     "build muld/opensubtitles",
+    "export muld/vlsp",
     "convert",
     "convert chapterbreak",
     "convert muld-to-pan",
@@ -83,7 +84,9 @@ def test_every_command_is_a_module_level_function_of_the_cli_package() -> None:
 
 
 def test_muld_build_commands_are_the_rows_of_the_table_one_to_one() -> None:
-    built = {name.removeprefix("build "): command for name, command in commands() if "muld/" in name}
+    built = {
+        name.removeprefix("build "): command for name, command in commands() if name.startswith("build muld/")
+    }
     assert list(built) == [builder.command_name for builder in MULD_BUILDERS]
     for builder in MULD_BUILDERS:
         callback = inspect.unwrap(built[builder.command_name].callback)

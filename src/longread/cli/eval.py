@@ -27,10 +27,12 @@ from longread.cli.options import (
     QuietOption,
     RayOption,
     RayWorkersOption,
+    TaskSettingOption,
     ThreadsOption,
     backend_from_options,
     fail,
     parse_lengths,
+    parse_task_options,
     ray_for_command,
 )
 from longread.cli.report import echo_plots
@@ -56,10 +58,6 @@ DataOption = Annotated[
 ]
 RunOutOption = Annotated[
     Path, typer.Option("--out", help="Run directory (config.json, samples.jsonl, results.json).")
-]
-TaskSettingOption = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="A task setting as KEY=VALUE (repeat); `longread tasks` lists them."),
 ]
 PrefixLengthsOption = Annotated[
     str | None,
@@ -210,7 +208,7 @@ def task_settings(
     stride: int | None,
 ) -> dict[str, str]:
     """The task's settings: ``-o KEY=VALUE`` pairs, then the shorthand options given (they win)."""
-    settings = _parse_task_options(pairs)
+    settings = parse_task_options(pairs)
     if prefix_lengths is not None:
         settings["prefix_lengths"] = ",".join(map(str, parse_lengths(prefix_lengths)))
     if suffix_tokens is not None:
@@ -285,18 +283,6 @@ def echo_outcome(outcome: RunOutcome, files: ReportFiles, out: Path) -> None:
         typer.echo(line)
     if outcome.errors or outcome.input_problems:
         raise typer.Exit(code=1)
-
-
-def _parse_task_options(pairs: Sequence[str]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(
-                f"{pair!r}: write KEY=VALUE, e.g. -o suffix_tokens=64", param_hint="--option"
-            )
-        options[key.strip().replace("-", "_")] = value.strip()
-    return options
 
 
 def _echo_listing(title: str, lines: Sequence[str]) -> None:

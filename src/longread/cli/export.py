@@ -9,7 +9,13 @@ from typing import Annotated
 
 import typer
 
-from longread.cli.options import fail, parse_lengths
+from longread.cli.options import (
+    MaxLengthOption,
+    TaskSettingOption,
+    fail,
+    parse_lengths,
+    parse_task_options,
+)
 from longread.errors import LongreadError
 
 export_app = typer.Typer(
@@ -59,10 +65,12 @@ def _export(
     lengths: str,
     suffix_tokens: int,
     overwrite: bool,
+    max_length: int | None = None,
+    settings: tuple[tuple[str, str], ...] = (),
 ) -> None:
     from longread.export import ExportOptions, export_task
 
-    options = ExportOptions(tokenizer, parse_lengths(lengths), suffix_tokens, overwrite)
+    options = ExportOptions(tokenizer, parse_lengths(lengths), suffix_tokens, overwrite, max_length, settings)
     command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
     try:
         report = export_task(task, data, to, out, options, command)
@@ -88,3 +96,20 @@ def export_summaries_command(
 ) -> None:
     """NarrativeXL summaries: a scene, its true summary among distorted ones (scored whole)."""
     _export("narrativexl-summaries", data, to, out, tokenizer, prefix_lengths, 128, overwrite)
+
+
+@export_app.command("muld/vlsp")
+def export_vlsp_command(
+    data: Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/vlsp` wrote.")],
+    to: Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")],
+    out: OutOption,
+    tokenizer: Annotated[
+        str, typer.Option(help="The evaluated model's tokenizer: smollm2, gemma3 or hf:FOLDER.")
+    ],
+    max_length: MaxLengthOption = None,
+    option: TaskSettingOption = None,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """MuLD VLSP (mode=first): each prompt fitted to the model's window exactly as `longread eval` fits it."""
+    settings = tuple(parse_task_options(option or []).items())
+    _export("muld/vlsp", data, to, out, tokenizer, "1", 128, overwrite, max_length, settings)

@@ -8,7 +8,7 @@ parameter there; a new shared option is one more alias here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -52,6 +52,10 @@ MaxLengthOption = Annotated[
 ]
 
 DEFAULT_PREFILL_CHUNK = 512
+TaskSettingOption = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A task setting as KEY=VALUE (repeat); `longread tasks` lists them."),
+]
 
 RayOption = Annotated[
     str | None,
@@ -170,3 +174,16 @@ def parse_lengths(text: str) -> tuple[int, ...]:
     if not lengths or min(lengths) < 1:
         raise typer.BadParameter("give at least one positive token count")
     return lengths
+
+
+def parse_task_options(pairs: Sequence[str]) -> dict[str, str]:
+    """``-o KEY=VALUE`` pairs as task settings (dashes in keys become underscores)."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(
+                f"{pair!r}: write KEY=VALUE, e.g. -o suffix_tokens=64", param_hint="--option"
+            )
+        options[key.strip().replace("-", "_")] = value.strip()
+    return options

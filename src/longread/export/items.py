@@ -42,6 +42,8 @@ class TaskItems:
     seeds: list[int | None]
     mean_metric: bool = False
     """The task ranks by mean log-prob per token too (lm-eval: ``acc_mean`` from ``choice_tokens``)."""
+    output_type: str = "multiple_choice"
+    """lm-eval's output type: ``multiple_choice`` (ChapterBreak, NarrativeXL) or ``generate_until`` (MuLD)."""
     items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     whole: tuple[str, list[dict[str, Any]]] | None = None
     """(config, rows): the instances as longread built them, which the hf export adds so that

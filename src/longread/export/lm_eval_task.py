@@ -49,6 +49,31 @@ def process_results_mean(doc, results):
     return {"acc": float(_first_best(lls) == label), "acc_mean": float(_first_best(means) == label)}
 '''
 
+UTILS_TEXT = '''
+
+def process_results_text(doc, results):
+    """longread's own text metrics (needs longread installed): the prediction stripped, as longread's."""
+    from longread.benchmarks.muld.tasks.text_scores import score_text
+
+    scores = score_text(results[0].strip(), doc["references"])
+    stats = scores.pop("bleu_stats")
+    return {**scores, "bleu1": stats, "bleu4": stats}
+
+
+def _bleu(order):
+    def aggregate(stats):
+        from longread.metrics.text_overlap import bleu_from_stats, sum_bleu_stats
+
+        return bleu_from_stats(sum_bleu_stats(stats), max_ngram_order=order)
+
+    return aggregate
+
+
+bleu1 = _bleu(1)
+bleu4 = _bleu(4)
+'''
+TEXT_METRICS = ("rouge_l", "meteor", "token_f1", "bleu1", "bleu4")
+
 
 def task_name(task: str, length: int | None = None) -> str:
     base = "longread_" + task.replace("-", "_").replace("/", "_")
@@ -125,7 +150,54 @@ def _group_yaml(facts: ExportFacts) -> str:
     )
 
 
+def _generate_yaml(facts: ExportFacts, rows: Sequence[dict[str, Any]], data_file: str) -> str:
+    """A ``generate_until`` task: greedy, stopped only by the end-of-text token, longread's metrics."""
+    metrics = []
+    for metric in TEXT_METRICS:
+        how = f"!function utils.{metric}" if metric.startswith("bleu") else "mean"
+        metrics += [f"  - metric: {metric}", f"    aggregation: {how}", "    higher_is_better: true"]
+    return "\n".join(
+        [
+            f"# Exported by longread: {facts.export_command}",
+            "# Run without --apply_chat_template: longread gives the model the prompt as plain text.",
+            f"task: {task_name(facts.task)}",
+            "custom_dataset: !function utils.load_docs",
+            "dataset_kwargs:",
+            f"  data_file: {_q(data_file)}",
+            "output_type: generate_until",
+            "test_split: test",
+            "doc_to_text: prompt",
+            'doc_to_target: "{{references[0]}}"',
+            "generation_kwargs:",
+            "  until: []",
+            "  do_sample: false",
+            f"  max_gen_toks: {max(row['max_new_tokens'] for row in rows)}",
+            "process_results: !function utils.process_results_text",
+            "metric_list:",
+            *metrics,
+            "metadata:",
+            "  version: 1.0",
+            f"  tokenizer: {_q(facts.tokenizer)}",
+            f"  max_length: {facts.prefix_lengths[0]}",
+            f"  scoring_rule: {_q(facts.tie_rule)}",
+            "",
+        ]
+    )
+
+
+def _write_generate(out: Path, items: dict[int, list[dict[str, Any]]], facts: ExportFacts) -> list[Path]:
+    ((_, rows),) = items.items()
+    data_file = f"data/{task_name(facts.task)}.jsonl"
+    write_jsonl(rows, out / data_file)
+    yaml = out / f"{task_name(facts.task)}.yaml"
+    yaml.write_text(_generate_yaml(facts, rows, data_file), encoding="utf-8")
+    (out / "utils.py").write_text(UTILS + UTILS_TEXT, encoding="utf-8")
+    return [out / data_file, yaml, out / "utils.py"]
+
+
 def write_lm_eval(out: Path, items: dict[int, list[dict[str, Any]]], facts: ExportFacts) -> list[Path]:
+    if facts.export.output_type == "generate_until":
+        return _write_generate(out, items, facts)
     written = []
     for length, rows in items.items():
         data_file = f"data/{task_name(facts.task, length)}.jsonl"

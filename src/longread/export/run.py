@@ -29,8 +29,10 @@ from longread.export.tokenizer import export_tokenizer
 from longread.text.tokenizers import NamedTokenizer
 
 TARGETS = ("hf", "lm-eval", "inspect")
-TASKS = ("chapterbreak", "narrativexl-summaries")
-"""Tasks this version exports (narrativexl read-along and muld/* are not done yet)."""
+TASKS = ("chapterbreak", "narrativexl-summaries", "muld/vlsp")
+"""Tasks this version exports (narrativexl read-along and the other muld/* tasks are not done yet)."""
+GENERATE_TARGETS = ("lm-eval",)
+"""Targets of the MuLD generation export (hf and inspect are not done yet for it)."""
 RUN_DIR_FILES = ("config.json", "samples.jsonl", "results.json")
 Writer = Callable[[Path, dict[int, list[dict[str, Any]]], ExportFacts], list[Path]]
 WRITERS: dict[str, Writer] = {"hf": write_hf, "lm-eval": write_lm_eval, "inspect": write_inspect}
@@ -43,6 +45,10 @@ class ExportOptions:
     suffix_tokens: int = 128
     """ChapterBreak only: NarrativeXL summaries are scored whole."""
     overwrite: bool = False
+    max_length: int | None = None
+    """MuLD: the evaluated model's window, the prompt is fitted to (as ``longread eval --max-length``)."""
+    settings: tuple[tuple[str, str], ...] = ()
+    """MuLD: the task's settings (``-o KEY=VALUE``), as ``longread eval`` takes them."""
 
 
 @dataclass
@@ -66,7 +72,7 @@ def check_task(task: str) -> None:
     if task not in TASKS:
         raise LongreadError(
             f"cannot export task {task!r}: this version exports {', '.join(TASKS)} "
-            "(narrativexl read-along questions and muld/* are not exported yet)"
+            "(narrativexl read-along questions and the other muld/* tasks are not exported yet)"
         )
 
 
@@ -113,6 +119,8 @@ def _task_items(
 ) -> tuple[TaskItems, list[Path]]:
     """The task's items and the files they were read from."""
     files = data_files(data)
+    if task.startswith("muld/"):
+        return _muld_items(task, data, options), files
     if task == "narrativexl-summaries":
         books = load_book_summaries(data)
         if data.is_dir():
@@ -129,11 +137,33 @@ def _task_items(
     return built, files
 
 
+def _muld_items(task: str, data: Path, options: ExportOptions) -> TaskItems:
+    from transformers import AutoTokenizer
+
+    from longread.export.muld import export_muld
+    from longread.export.tokenizer import model_folder
+    from longread.models.hf.backend import HFTokenEncoder
+
+    if options.max_length is None:
+        raise LongreadError(f"exporting {task} needs --max-length: the window of the model it is for")
+    name = options.tokenizer
+    if name == "gpt2" or not (name in ("smollm2", "gemma3") or name.startswith("hf:")):
+        raise LongreadError(
+            f"exporting {task} needs the evaluated model's own tokenizer (smollm2, gemma3 or hf:FOLDER), "
+            f"not {name!r}: the prompt is fitted to its window token by token"
+        )
+    folder = Path(name.removeprefix("hf:")) if name.startswith("hf:") else model_folder(name)
+    encoder = HFTokenEncoder(AutoTokenizer.from_pretrained(folder, local_files_only=True))
+    return export_muld(task, data, encoder, name, options.max_length, dict(options.settings))
+
+
 def export_task(
     task: str, data: Path, target: str, out: Path, options: ExportOptions, command: str = ""
 ) -> ExportReport:
     check_task(task)
     check_target(target)
+    if task.startswith("muld/") and target not in GENERATE_TARGETS:
+        raise LongreadError(f"{task} is exported to {', '.join(GENERATE_TARGETS)} only in this version")
     prepare_out(out, options.overwrite)
     tokenizer = export_tokenizer(options.tokenizer)
     built, files = _task_items(task, data, tokenizer, options)

@@ -1,0 +1,153 @@
+"""MuLD generation tasks as lm-eval ``generate_until`` items: the prompt exactly as longread forms it.
+
+longread fits a :class:`~longread.models.requests.DocumentPrompt` to the model's window token by
+token (the document cut, the instruction never; :func:`longread.models.prompt_fit.fit_document_prompt`).
+A harness reads text, so the export fits the prompt the same way in the evaluated model's own
+tokenizer and window (``--tokenizer``, ``--max-length``), decodes the kept document and stores the
+prompt text per item, checking it re-tokenises to exactly longread's ids (``prompt_exact``; the items
+where it does not are counted). longread renders a document prompt as plain text (no chat template),
+so the lm-eval task must be run without ``--apply_chat_template``.
+
+Only tasks that make one generation per instance are exported: VLSP's default ``sections`` baseline
+makes one per section, so VLSP is exported with ``mode=first`` (the paper's first tokens → abstract).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from longread.errors import BadInputError, LongreadError
+from longread.evaluation.registry import make_task
+from longread.export.items import CutCounts, TaskItems
+from longread.models.hf.backend import HFTokenEncoder
+from longread.models.prompt_fit import fit_document_prompt
+from longread.models.requests import GENERATE, DocumentPrompt, GenerateRequest
+
+CITATION = """@inproceedings{hudson-al-moubayed-2022-muld,
+    title = "{M}u{LD}: The Multitask Long Document Benchmark",
+    author = "Hudson, George and Al Moubayed, Noura",
+    booktitle = "Proceedings of the Thirteenth Language Resources and Evaluation Conference",
+    year = "2022",
+    publisher = "European Language Resources Association",
+    url = "https://aclanthology.org/2022.lrec-1.392",
+    pages = "3675--3685",
+}"""
+FEATURES = {
+    "id": "the longread instance id",
+    "prompt": "the prompt text exactly as longread gives it to the model (document cut, instruction whole)",
+    "references": "the reference answers (metrics take the best over them)",
+    "max_new_tokens": "most tokens generated (longread's generation budget for the task)",
+    "prompt_tokens": "tokens of `prompt` in the export's tokenizer",
+    "document_tokens_original": "tokens of the whole document",
+    "document_tokens_kept": "tokens of the document kept in the prompt",
+    "prompt_exact": "`prompt` re-tokenises to exactly the ids longread gives the model",
+    "tokenizer": "the tokenizer every token count is in",
+}
+DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}}
+"""Settings an export needs where the task's defaults make several generations per instance."""
+
+
+def _single_request(task: Any, sample: Any) -> GenerateRequest:
+    request = task.request(sample, GENERATE)
+    if not isinstance(request, GenerateRequest):
+        raise LongreadError(
+            f"{task.name} with these settings makes several generations per instance; lm-eval's "
+            "generate_until makes one — export it with a one-prompt setting (muld/vlsp: -o mode=first)"
+        )
+    return request
+
+
+def _prompt(request: GenerateRequest, encoder: HFTokenEncoder, max_length: int) -> tuple[str, list[int], Any]:
+    """(prompt text, longread's ids, the fit) for a window of ``max_length`` tokens."""
+    room = max_length - request.max_tokens
+    prompt = request.prompt
+    if isinstance(prompt, DocumentPrompt):
+        fitted = fit_document_prompt(prompt, encoder.encode_plain, room, bos_id=encoder.start_token_id)
+        head = (encoder.start_token_id is not None) + len(encoder.encode_plain(prompt.preamble or ""))
+        document_ids = list(fitted.token_ids[head : head + fitted.document_tokens_kept])
+        text = prompt.preamble + str(encoder.tokenizer.decode(document_ids)) + prompt.instruction
+        return text, list(fitted.token_ids), fitted
+    if isinstance(prompt, str):
+        ids = encoder.encode(prompt)
+        if len(ids) > room:
+            raise LongreadError(
+                "a plain prompt longer than the window is not exported (longread cuts its start)"
+            )
+        return prompt, ids, None
+    raise LongreadError(f"a {type(prompt).__name__} prompt is not exported (chat prompts need a template)")
+
+
+def export_muld(
+    task_name: str,
+    data: Path,
+    encoder: HFTokenEncoder,
+    tokenizer_name: str,
+    max_length: int,
+    settings: dict[str, str],
+) -> TaskItems:
+    """One ``generate_until`` item per readable instance; the problems of the data are an error."""
+    chosen = {**DEFAULT_SETTINGS.get(task_name, {}), **settings}
+    task: Any = make_task(task_name, chosen)
+    instances = task.load(data)
+    problems = task.input_problems() if hasattr(task, "input_problems") else []
+    if problems:
+        raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
+    if not instances:
+        raise BadInputError(
+            data, f"holds no {task_name} instance", f"build some with `longread build {task_name}`"
+        )
+    counts = CutCounts()
+    rows = []
+    for instance in instances:
+        (sample,) = task.samples(instance)
+        request = _single_request(task, sample)
+        text, ids, fitted = _prompt(request, encoder, max_length)
+        exact = encoder.encode(text) == ids
+        counts.items += 1
+        counts.context_cut += bool(fitted is not None and fitted.document_cut)
+        counts.context_inexact += not exact
+        rows.append(
+            {
+                "id": instance.id,
+                "prompt": text,
+                "references": list(instance.references),
+                "max_new_tokens": request.max_tokens,
+                "prompt_tokens": len(ids),
+                "document_tokens_original": fitted.document_tokens_original if fitted else None,
+                "document_tokens_kept": fitted.document_tokens_kept if fitted else None,
+                "prompt_exact": exact,
+                "tokenizer": tokenizer_name,
+            }
+        )
+    return _task_items(task_name, tokenizer_name, max_length, chosen, rows, counts, instances)
+
+
+def _task_items(
+    task_name: str,
+    tokenizer_name: str,
+    max_length: int,
+    settings: dict[str, str],
+    rows: list[dict[str, Any]],
+    counts: CutCounts,
+    instances: Sequence[Any],
+) -> TaskItems:
+    options = " ".join(f"-o {key}={value}" for key, value in sorted(settings.items()))
+    return TaskItems(
+        task=task_name,
+        tokenizer=tokenizer_name,
+        prefix_lengths=(max_length,),
+        suffix_tokens=None,
+        citation=CITATION,
+        scoring_rule=f"greedy generation, no stop string but the end-of-text token; the prediction is the "
+        f"generated text stripped; longread's settings: {options or 'defaults'}; model window {max_length}",
+        features=FEATURES,
+        build_command=f"longread build {task_name} --source … --out DATA.jsonl",
+        collections={"muld": len(instances)},
+        books=len(instances),
+        seeds=[None],
+        output_type="generate_until",
+        items={max_length: rows},
+        counts={max_length: counts},
+    )

@@ -1,0 +1,114 @@
+"""lm-evaluation-harness's greedy generations on the exported MuLD VLSP task are longread's own.
+
+Two real theses from the shared corpus, built by `longread build muld/vlsp`; exported for SmolLM2 with a
+512-token window; lm-eval 0.4 (in-process, offline, the SmolLM2 weights longread loaded) generates 16
+tokens greedily on each, and longread evaluates the same data with the same settings: the predictions
+are equal string for string, and so are the metrics lm-eval computes through longread's functions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longread.errors import LongreadError
+from longread.evaluation import RunOptions, make_task, run_task
+from longread.export import ExportOptions, export_task
+from longread.export.muld import export_muld
+from longread.models.hf.backend import HFBackend
+from tests.benchmarks.muld.tasks.test_tasks import THESES
+from tests.helpers import copy_theses, needs_shared
+from tests.models_fixtures import backend
+
+pytestmark = [needs_shared, pytest.mark.slow]
+WINDOW = 512
+SETTINGS = (("mode", "first"), ("summary_tokens", "16"))
+
+
+@pytest.fixture(scope="module")
+def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from longread.benchmarks.muld.builders.vlsp import build_vlsp
+
+    root = tmp_path_factory.mktemp("vlsp")
+    out = root / "vlsp.jsonl"
+    build_vlsp([copy_theses(root / "src", THESES)], out)
+    return out
+
+
+def _lm_eval(folder: Path, model: HFBackend) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from lm_eval import simple_evaluate
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
+    manager = TaskManager(include_path=str(folder))
+    output = simple_evaluate(model=lm, tasks=["longread_muld_vlsp"], task_manager=manager, log_samples=True)
+    assert output is not None
+    return output["samples"]["longread_muld_vlsp"], output["results"]["longread_muld_vlsp"]
+
+
+def test_lm_eval_generates_what_longread_generates(vlsp_data: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "lm-eval"
+    options = ExportOptions("smollm2", max_length=WINDOW, settings=SETTINGS)
+    export_task("muld/vlsp", vlsp_data, "lm-eval", folder, options)
+    items = [json.loads(line) for line in (folder / "data/longread_muld_vlsp.jsonl").read_text().splitlines()]
+    assert len(items) == 2
+    assert all(item["prompt_exact"] and item["prompt_tokens"] == WINDOW - 16 for item in items)
+    assert all(item["prompt"].endswith("\n\nAbstract:") for item in items)
+
+    model = backend("smollm2")
+    ours = HFBackend(model.loaded, spec="smollm2", max_length=WINDOW)
+    run = tmp_path / "run"
+    run_task(make_task("muld/vlsp", dict(SETTINGS)), vlsp_data, ours, run, RunOptions(show_progress=False))
+    rows = {row["id"]: row for row in map(json.loads, (run / "samples.jsonl").read_text().splitlines())}
+    assert all(
+        row["sections_used"][0]["tokens_read"] == item["document_tokens_kept"]
+        for row, item in zip((rows[item["id"]] for item in items), items, strict=True)
+    )
+
+    samples, results = _lm_eval(folder, model)
+    theirs = {sample["doc"]["id"]: sample["resps"][0][0].strip() for sample in samples}
+    assert theirs == {key: row["prediction"] for key, row in rows.items()}
+    assert all(row["prediction"] for row in rows.values())
+    overall = json.loads((run / "results.json").read_text())["overall"]["metrics"]
+    for metric in ("rouge_l", "meteor", "token_f1", "bleu1", "bleu4"):
+        assert results[f"{metric},none"] == pytest.approx(overall[metric]["value"], abs=1e-9), metric
+
+
+def test_a_several_generation_setting_is_refused(vlsp_data: Path) -> None:
+    model = backend("smollm2")
+    from longread.models.hf.backend import HFTokenEncoder
+
+    with pytest.raises(LongreadError, match="several generations per instance"):
+        export_muld(
+            "muld/vlsp", vlsp_data, HFTokenEncoder(model.tokenizer), "smollm2", WINDOW, {"mode": "sections"}
+        )
+
+
+def test_the_command_takes_the_window_and_task_settings(vlsp_data: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from longread.cli.app import app
+
+    out = tmp_path / "out"
+    command = ["export", "muld/vlsp", "--data", str(vlsp_data), "--to", "lm-eval", "--out", str(out)]
+    command += [
+        "--tokenizer",
+        "smollm2",
+        "--max-length",
+        "300",
+        "-o",
+        "first_tokens=100",
+        "-o",
+        "summary_tokens=8",
+    ]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "prefix 300: 2 items, 2 contexts cut (0 not exact" in result.output
+    yaml = (out / "longread_muld_vlsp.yaml").read_text()
+    assert "  max_gen_toks: 8\n" in yaml and "output_type: generate_until" in yaml
+    items = [json.loads(line) for line in (out / "data/longread_muld_vlsp.jsonl").read_text().splitlines()]
+    assert [item["document_tokens_kept"] for item in items] == [100, 100]
