@@ -43,6 +43,8 @@ EXPECTED = {
     "build muld/character-archetype",
     "build muld/opensubtitles",
     "export muld/vlsp",
+    "export muld/narrativeqa",
+    "export muld/hotpotqa",
     "convert",
     "convert chapterbreak",
     "convert muld-to-pan",

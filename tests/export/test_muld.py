@@ -112,3 +112,53 @@ def test_the_command_takes_the_window_and_task_settings(vlsp_data: Path, tmp_pat
     assert "  max_gen_toks: 8\n" in yaml and "output_type: generate_until" in yaml
     items = [json.loads(line) for line in (out / "data/longread_muld_vlsp.jsonl").read_text().splitlines()]
     assert [item["document_tokens_kept"] for item in items] == [100, 100]
+
+
+@pytest.fixture(scope="module")
+def qa_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """MuLD HotpotQA and NarrativeQA built from the samples in the sources' published formats."""
+    from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
+    from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa, split_path
+    from longread.benchmarks.muld.builders.report import LengthFilter
+    from tests.benchmarks.muld.builders.test_hotpotqa import QUESTIONS, write_page_pool
+    from tests.benchmarks.muld.builders.test_narrativeqa import make_checkout
+
+    root = tmp_path_factory.mktemp("qa")
+    hotpot = root / "hotpotqa.jsonl.bz2"
+    build_hotpotqa(QUESTIONS, write_page_pool(root / "pages.jsonl"), hotpot, seed=7,
+                   length_filter=LengthFilter(min_tokens=7_500))  # fmt: skip
+    narrative = root / "narrativeqa.jsonl.bz2"
+    build_narrativeqa(make_checkout(root / "nqa"), narrative)
+    test_split = split_path(narrative, "test")
+    return {
+        "muld/hotpotqa": hotpot,
+        "muld/narrativeqa": test_split if test_split.exists() else split_path(narrative, "train"),
+    }
+
+
+@pytest.mark.parametrize("task", ["muld/hotpotqa", "muld/narrativeqa"])
+def test_qa_tasks_export_and_lm_eval_forms_longreads_prompt(
+    task: str, qa_data: dict[str, Path], tmp_path: Path
+) -> None:
+    """Every instance exported; lm-eval loads the task and asks each item's prompt, stopping at a newline."""
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    settings = (("chunk_tokens", "128"), ("top_k", "2"), ("answer_tokens", "8"))
+    folder = tmp_path / "lm-eval"
+    export_task(
+        task, qa_data[task], "lm-eval", folder, ExportOptions("smollm2", max_length=WINDOW, settings=settings)
+    )
+    name = "longread_" + task.replace("/", "_")
+    items = [json.loads(line) for line in (folder / f"data/{name}.jsonl").read_text().splitlines()]
+    loaded = make_task(task, dict(settings))
+    instances = loaded.load(qa_data[task])
+    assert [item["id"] for item in items] == [instance.id for instance in instances] != []
+    for item, instance in zip(items, instances, strict=True):
+        assert item["prompt"].endswith(f"\n\nQuestion: {instance.question}\nAnswer:")
+        assert item["prompt_exact"] and item["prompt_tokens"] <= WINDOW - 8
+        assert item["references"] == list(instance.references) and item["stop"] == ["\n"]
+    lm_task = get_task_dict([name], TaskManager(include_path=str(folder)))[name]
+    docs = list(lm_task.test_docs())
+    assert [lm_task.doc_to_text(doc) for doc in docs] == [item["prompt"] for item in items]
+    assert lm_task.config.generation_kwargs["until"] == ["\n"]
+    assert lm_task.config.generation_kwargs["max_gen_toks"] == 8

@@ -98,18 +98,64 @@ def export_summaries_command(
     _export("narrativexl-summaries", data, to, out, tokenizer, prefix_lengths, 128, overwrite)
 
 
+MuldDataOption = Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/TASK` wrote.")]
+GenerateTargetOption = Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")]
+ModelTokenizerOption = Annotated[
+    str, typer.Option(help="The evaluated model's tokenizer: smollm2, gemma3 or hf:FOLDER.")
+]
+
+
+def _export_muld(
+    task: str,
+    data: Path,
+    to: str,
+    out: Path,
+    tokenizer: str,
+    max_length: int | None,
+    option: list[str] | None,
+    overwrite: bool,
+) -> None:
+    settings = tuple(parse_task_options(option or []).items())
+    _export(task, data, to, out, tokenizer, "1", 128, overwrite, max_length, settings)
+
+
 @export_app.command("muld/vlsp")
 def export_vlsp_command(
-    data: Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/vlsp` wrote.")],
-    to: Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")],
+    data: MuldDataOption,
+    to: GenerateTargetOption,
     out: OutOption,
-    tokenizer: Annotated[
-        str, typer.Option(help="The evaluated model's tokenizer: smollm2, gemma3 or hf:FOLDER.")
-    ],
+    tokenizer: ModelTokenizerOption,
     max_length: MaxLengthOption = None,
     option: TaskSettingOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
     """MuLD VLSP (mode=first): each prompt fitted to the model's window exactly as `longread eval` fits it."""
-    settings = tuple(parse_task_options(option or []).items())
-    _export("muld/vlsp", data, to, out, tokenizer, "1", 128, overwrite, max_length, settings)
+    _export_muld("muld/vlsp", data, to, out, tokenizer, max_length, option, overwrite)
+
+
+@export_app.command("muld/narrativeqa")
+def export_narrativeqa_command(
+    data: MuldDataOption,
+    to: GenerateTargetOption,
+    out: OutOption,
+    tokenizer: ModelTokenizerOption,
+    max_length: MaxLengthOption = None,
+    option: TaskSettingOption = None,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """MuLD NarrativeQA: retrieved chunks (or the start), then the question, fitted as longread fits them."""
+    _export_muld("muld/narrativeqa", data, to, out, tokenizer, max_length, option, overwrite)
+
+
+@export_app.command("muld/hotpotqa")
+def export_hotpotqa_command(
+    data: MuldDataOption,
+    to: GenerateTargetOption,
+    out: OutOption,
+    tokenizer: ModelTokenizerOption,
+    max_length: MaxLengthOption = None,
+    option: TaskSettingOption = None,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """MuLD HotpotQA: the retrieved chunks and the question, fitted as longread fits them."""
+    _export_muld("muld/hotpotqa", data, to, out, tokenizer, max_length, option, overwrite)

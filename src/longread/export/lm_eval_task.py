@@ -151,7 +151,8 @@ def _group_yaml(facts: ExportFacts) -> str:
 
 
 def _generate_yaml(facts: ExportFacts, rows: Sequence[dict[str, Any]], data_file: str) -> str:
-    """A ``generate_until`` task: greedy, stopped only by the end-of-text token, longread's metrics."""
+    """A ``generate_until`` task: greedy, stopped by the end-of-text token or the task's stop strings (the
+    same for every item), longread's metrics."""
     metrics = []
     for metric in TEXT_METRICS:
         how = f"!function utils.{metric}" if metric.startswith("bleu") else "mean"
@@ -160,6 +161,7 @@ def _generate_yaml(facts: ExportFacts, rows: Sequence[dict[str, Any]], data_file
         [
             f"# Exported by longread: {facts.export_command}",
             "# Run without --apply_chat_template: longread gives the model the prompt as plain text.",
+            f"# {facts.tie_rule}",
             f"task: {task_name(facts.task)}",
             "custom_dataset: !function utils.load_docs",
             "dataset_kwargs:",
@@ -169,7 +171,7 @@ def _generate_yaml(facts: ExportFacts, rows: Sequence[dict[str, Any]], data_file
             "doc_to_text: prompt",
             'doc_to_target: "{{references[0]}}"',
             "generation_kwargs:",
-            "  until: []",
+            f"  until: {_q(sorted({stop for row in rows for stop in row['stop']}))}",
             "  do_sample: false",
             f"  max_gen_toks: {max(row['max_new_tokens'] for row in rows)}",
             "process_results: !function utils.process_results_text",

@@ -8,8 +8,11 @@ prompt text per item, checking it re-tokenises to exactly longread's ids (``prom
 where it does not are counted). longread renders a document prompt as plain text (no chat template),
 so the lm-eval task must be run without ``--apply_chat_template``.
 
-Only tasks that make one generation per instance are exported: VLSP's default ``sections`` baseline
-makes one per section, so VLSP is exported with ``mode=first`` (the paper's first tokens → abstract).
+Only tasks that make one generation per instance are exported: MuLD NarrativeQA and HotpotQA (the
+document or its retrieved chunks, then the question; stopped at a newline) and VLSP, whose default
+``sections`` baseline makes one generation per section, so VLSP is exported with ``mode=first`` (the
+paper's first tokens → abstract). OpenSubtitles (one generation per chunk), character archetype (its
+own classification metrics) and style change (pair scores) are not exported.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ FEATURES = {
     "prompt": "the prompt text exactly as longread gives it to the model (document cut, instruction whole)",
     "references": "the reference answers (metrics take the best over them)",
     "max_new_tokens": "most tokens generated (longread's generation budget for the task)",
+    "stop": "strings that end the generation (besides the end-of-text token), as longread's task stops",
     "prompt_tokens": "tokens of `prompt` in the export's tokenizer",
     "document_tokens_original": "tokens of the whole document",
     "document_tokens_kept": "tokens of the document kept in the prompt",
@@ -114,6 +118,7 @@ def export_muld(
                 "prompt": text,
                 "references": list(instance.references),
                 "max_new_tokens": request.max_tokens,
+                "stop": list(request.stop),
                 "prompt_tokens": len(ids),
                 "document_tokens_original": fitted.document_tokens_original if fitted else None,
                 "document_tokens_kept": fitted.document_tokens_kept if fitted else None,
@@ -122,6 +127,16 @@ def export_muld(
             }
         )
     return _task_items(task_name, tokenizer_name, max_length, chosen, rows, counts, instances)
+
+
+def _stops(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The task's stop strings: one list for every item (lm-eval's ``until`` is per task)."""
+    stops = {tuple(row["stop"]) for row in rows}
+    if len(stops) != 1:
+        raise LongreadError(
+            f"the items stop at different strings ({sorted(stops)}); one task cannot say that"
+        )
+    return list(stops.pop())
 
 
 def _task_items(
@@ -140,8 +155,9 @@ def _task_items(
         prefix_lengths=(max_length,),
         suffix_tokens=None,
         citation=CITATION,
-        scoring_rule=f"greedy generation, no stop string but the end-of-text token; the prediction is the "
-        f"generated text stripped; longread's settings: {options or 'defaults'}; model window {max_length}",
+        scoring_rule=f"greedy generation, to the end-of-text token or a stop string {_stops(rows)}; the "
+        f"prediction is the generated text stripped; longread's settings: {options or 'defaults'}; model "
+        f"window {max_length}",
         features=FEATURES,
         build_command=f"longread build {task_name} --source … --out DATA.jsonl",
         collections={"muld": len(instances)},

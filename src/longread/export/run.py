@@ -29,7 +29,7 @@ from longread.export.tokenizer import export_tokenizer
 from longread.text.tokenizers import NamedTokenizer
 
 TARGETS = ("hf", "lm-eval", "inspect")
-TASKS = ("chapterbreak", "narrativexl-summaries", "muld/vlsp")
+TASKS = ("chapterbreak", "narrativexl-summaries", "muld/vlsp", "muld/narrativeqa", "muld/hotpotqa")
 """Tasks this version exports (narrativexl read-along and the other muld/* tasks are not done yet)."""
 GENERATE_TARGETS = ("lm-eval",)
 """Targets of the MuLD generation export (hf and inspect are not done yet for it)."""
