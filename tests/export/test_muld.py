@@ -107,7 +107,10 @@ def test_the_command_takes_the_window_and_task_settings(vlsp_data: Path, tmp_pat
     ]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
-    assert "prefix 300: 2 items, 2 contexts cut (0 not exact" in result.output
+    assert (
+        "model window 300: 2 items, 2 documents cut to fit, 0 prompts not re-tokenising exactly"
+        in result.output
+    )
     yaml = (out / "longread_muld_vlsp.yaml").read_text()
     assert "  max_gen_toks: 8\n" in yaml and "output_type: generate_until" in yaml
     items = [json.loads(line) for line in (out / "data/longread_muld_vlsp.jsonl").read_text().splitlines()]

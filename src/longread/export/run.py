@@ -59,6 +59,13 @@ class ExportReport:
 
     def summary_lines(self) -> list[str]:
         lines = [f"wrote {self.facts.target} export of {self.facts.task} to {self.out}"]
+        if self.facts.export.output_type == "generate_until":
+            for window, counts in self.facts.counts.items():
+                lines.append(
+                    f"  model window {window}: {counts['items']} items, {counts['context_cut']} documents "
+                    f"cut to fit, {counts['context_inexact']} prompts not re-tokenising exactly"
+                )
+            return lines
         for length, counts in self.facts.counts.items():
             lines.append(
                 f"  prefix {length}: {counts['items']} items, {counts['context_cut']} contexts cut "
