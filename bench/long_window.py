@@ -16,7 +16,7 @@ is ≤ 1.2×: scoring should cost little more than reading what it scores. Peak 
 the kernel's RSS high-water mark (VmHWM), reset after the model is loaded and warmed up;
 ``+work`` is the part above the RSS before the variant ran (the weights are resident).
 A length that does not fit the model's window beside a candidate is lowered, as the demo
-does (32,768 → 32,639 for Gemma 3 270M).
+does (32,768 → 32,640 for Gemma 3 270M).
 
     PYTHONPATH=src .venv/bin/python bench/long_window.py [--lengths 1024 2048 …] [--threads 1]
 """

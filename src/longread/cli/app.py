@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from longread.cli.build import register as register_build_commands
+from longread.cli.demo_long import app as demo_long_app
 from longread.cli.eval import register as register_eval_command
 from longread.cli.muld import register as register_muld_commands
 from longread.cli.options import FORMAT_HELP, DeviceOption, ThreadsOption, fail, parse_lengths
@@ -45,6 +46,7 @@ app.add_typer(train_app, name="train")
 register_eval_command(app)
 register_build_commands(app, build_app, convert_app)
 register_muld_commands(build_app, train_app, convert_app)
+app.add_typer(demo_long_app)
 
 
 @app.command("models")

@@ -8,7 +8,7 @@ each instance at every length; the report draws accuracy against prefix length
 
 A length the model cannot hold beside a candidate (Gemma 3 270M: 32,768
 positions, one of them its ``<bos>``, ``suffix_tokens`` for the candidate) is
-lowered to the longest that fits, and the change is printed: 32K becomes 32,639.
+lowered to the longest that fits, and the change is printed: 32K becomes 32,640.
 ``bench/long_window.py`` measures time and peak memory per length beside one
 chunked read of the same tokens.
 """
