@@ -400,7 +400,9 @@ class NarrativeXLTask:
             f"(the {len(NONE_OF_THE_ABOVE.split())}-word {NONE_OF_THE_ABOVE!r})",
             "reading": "questions are answered after reading scenes 0..when_asked; options_only reads none",
             "window": "policy per row: sliding(window,stride) = read-along keeps the last W book tokens, its "
-            "start moving in steps of the stride; cut-left(window) = the context cut to its last W tokens",
+            "start moving in steps of the stride; cut-left(window) = the context cut to its last W tokens; "
+            "no window given: W = the model's length − question_room (its start token + the book's longest "
+            "prompt and option, measured by the model; both on every row)",
             "predicted_none": "questions answered 'None of the above.'",
             "window_cut": "questions whose book did not fit the window (window_start > 0)",
         }
