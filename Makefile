@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl test lint typecheck bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long test lint typecheck bench clean vllm
 
 install: $(STAMP)
 
@@ -64,6 +64,10 @@ demo: install
 # NarrativeXL from one bundled novel: SmolLM2 writes the summaries, then reads the book once and answers.
 demo-narrativexl: install
 	$(BIN)/longread demo-narrativexl --out $(DEMO_OUT)/narrativexl
+
+# The whole window: Gemma 3 270M on ChapterBreak prefixes from 1K to 32K tokens, the memory curve drawn.
+demo-long: install
+	$(BIN)/longread demo-long --out $(DEMO_OUT)/long
 
 lint: install
 	$(BIN)/ruff check src tests bench

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -85,3 +87,18 @@ def require_ray() -> None:
     found = subprocess.run([sys.executable, "-c", "import ray"], capture_output=True)
     if found.returncode != 0:
         pytest.fail("Ray is not installed in this environment: `make test` installs it (the `ray` extra)")
+
+
+def kill_after_rows(process: subprocess.Popen[bytes], samples: Path, rows: int = 4) -> int:
+    """SIGKILL a running ``longread eval`` once its ``samples.jsonl`` holds ``rows`` rows; the rows kept.
+
+    The wait ends when the rows are there or the process has ended by itself (then the caller's count
+    shows the kill came too late); 600 s is only a guard against a hung child, never a speed bound."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and process.poll() is None:
+        if samples.exists() and len(samples.read_text().splitlines()) >= rows:
+            break
+        time.sleep(0.005)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return len(samples.read_text().splitlines()) if samples.exists() else 0

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
-from tests.helpers import synthetic_book
+from tests.helpers import kill_after_rows, synthetic_book
 
 # As tests/benchmarks/chapterbreak/test_task.py kills a run: a tiny model, many lengths (48 samples).
 TINY = "random:gpt2"
@@ -36,14 +34,7 @@ def test_a_killed_sessions_rows_are_counted(tmp_path: Path) -> None:
         _eval(data, run, "--threads", "1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     samples = run / "samples.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if samples.exists() and len(samples.read_text().splitlines()) >= 4:
-            break
-        time.sleep(0.005)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    kept = len(samples.read_text().splitlines())
+    kept = kill_after_rows(process, samples)
     assert 4 <= kept < 48, "the kill must land mid-run"
 
     resumed = subprocess.run(_eval(data, run, "--resume", "--threads", "2"), capture_output=True, text=True)

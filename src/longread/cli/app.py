@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 from longread.cli.build import build_app
 from longread.cli.convert import convert_app
 from longread.cli.demo import demo_app
+from longread.cli.demo_long import demo_long_app
 from longread.cli.eval import eval_app
 from longread.cli.export import export_app
 from longread.cli.info import info_app
@@ -51,6 +52,7 @@ app.add_typer(info_app)  # longread stats | models | tasks
 app.add_typer(report_app)  # longread report
 app.add_typer(read_app)  # longread read
 app.add_typer(demo_app)  # longread demo | demo-narrativexl
+app.add_typer(demo_long_app)  # longread demo-long
 build_app.add_typer(muld_app)  # longread build muld/TASK, after chapterbreak and narrativexl
 app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")

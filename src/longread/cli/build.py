@@ -23,6 +23,7 @@ from longread.cli.options import (
     ThreadsOption,
     backend_from_options,
     fail,
+    invalid_settings,
     ray_for_command,
     ray_from_options,
 )
@@ -231,6 +232,8 @@ def build_narrativexl_command(
 ) -> None:
     """Build NarrativeXL: scenes, generated true and distorted summaries, renamed characters, read-along
     questions (look-ahead, change, other-book) and summary-correction questions."""
+    from pydantic import ValidationError
+
     from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
     from longread.benchmarks.narrativexl.scenes import SceneSettings
     from longread.benchmarks.narrativexl.summaries import SummarySettings
@@ -245,6 +248,8 @@ def build_narrativexl_command(
             scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
             summaries=SummarySettings(answer_tag=answer_tag),
         )
+    except ValidationError as exc:
+        raise invalid_settings(exc, {"chars": "--scene-chars"}) from None
     except LongreadError as exc:
         raise fail(exc) from None
     with ray_for_command(ray, ray_workers) as on_ray:

@@ -8,14 +8,17 @@ parameter there; a new shared option is one more alias here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from longread.errors import LongreadError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 ModelOption = Annotated[
     str,
@@ -157,6 +160,18 @@ def ray_for_command(value: str | None, workers: int | None) -> Iterator[Any]:
             from longread.scaleout.ray_session import stop_ray
 
             stop_ray()
+
+
+def invalid_settings(exc: ValidationError, option_of: Mapping[str, str]) -> typer.Exit:
+    """A settings model refused what the options gave: print each refusal under its option's name
+    (``option_of`` maps a field to its option; otherwise ``--field-name``) and exit with code 2."""
+    reasons = []
+    for error in exc.errors():
+        field = str(error["loc"][-1]) if error["loc"] else ""
+        option = option_of.get(field, "--" + field.replace("_", "-"))
+        reasons.append(f"{option}: {error['msg']} (given {error.get('input')!r})")
+    typer.echo(f"error: {'; '.join(reasons)}. See --help for what each option takes.", err=True)
+    return typer.Exit(code=2)
 
 
 def fail(exc: Exception) -> typer.Exit:

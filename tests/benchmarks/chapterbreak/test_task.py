@@ -5,10 +5,8 @@ from __future__ import annotations
 import errno
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from longread.cli.app import app
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
 from longread.runs.errors import RunWriteError
-from tests.helpers import synthetic_book
+from tests.helpers import kill_after_rows, synthetic_book
 
 TINY = "random:gpt2"
 # Many lengths make the killed run long enough (48 samples) for the kill to land mid-way.
@@ -79,14 +77,7 @@ def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path)
         _eval_command(data_file, killed), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     samples = killed / "samples.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if samples.exists() and len(samples.read_text().splitlines()) >= 4:
-            break
-        time.sleep(0.005)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    kept = len(samples.read_text().splitlines())
+    kept = kill_after_rows(process, samples)
     assert 4 <= kept < 48, "the kill must land mid-run"
     assert not (killed / "results.json").exists()
     resumed = subprocess.run(_eval_command(data_file, killed, "--resume"), capture_output=True, text=True)

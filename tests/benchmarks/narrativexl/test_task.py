@@ -30,6 +30,7 @@ from longread.benchmarks.narrativexl.schema import (
 )
 from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, SummariesTask
 from longread.benchmarks.narrativexl.task import (
+    DEFAULT_PROMPT,
     NarrativeXLRow,
     NarrativeXLSettings,
     NarrativeXLTask,
@@ -354,3 +355,48 @@ def test_a_run_killed_inside_a_book_keeps_the_questions_it_answered(build_dir: P
     run_task(NarrativeXLTask(), build_dir, reader, run, quiet(resume=True))
     assert reader.asked[0] == ("frankenstein", 4)
     assert len(read_typed_rows(run, NarrativeXLRow)) == 6
+
+
+# ---------------------------------------------------------------- the whole window by default
+
+
+def _measured_room(spec: str, book: ReadingBook) -> int:
+    """Start token + the longest prompt and option (last token predicted, not read), tokenised here."""
+    tokenizer = tuned(spec).tokenizer
+    prompt = DEFAULT_PROMPT.rstrip()
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    longest = max(
+        len(tokenizer(prompt + " " + option.text, add_special_tokens=False)["input_ids"]) - len(prompt_ids)
+        for question in book.questions
+        for option in question.options
+    )
+    start = 1 if tuned(spec).encoder.start_token_id is not None else 0
+    return start + len(prompt_ids) + longest - 1
+
+
+@pytest.mark.parametrize("spec", ["smollm2", "gemma3"])
+def test_the_default_window_is_the_model_length_less_the_questions(spec: str, build_dir: Path) -> None:
+    model = tuned(spec)
+    task = NarrativeXLTask()
+    book = load_reading_books(build_dir)[0]
+    sample = task.samples(book)[0]
+    result = model.read_along([task.request(sample, "read_along")])[0]  # type: ignore[list-item]
+    row = task.row(sample, result, "read_along", reused=False)
+    room = _measured_room(spec, book)
+    assert row.question_room == room < 200  # a few dozen tokens, not a fixed 1,024
+    assert row.window == model.max_length - room
+    assert row.policy == f"sliding(window={model.max_length - room},stride={(model.max_length - room) // 2})"
+
+
+def test_a_window_or_room_given_overrides_the_measured_one(build_dir: Path) -> None:
+    model = tuned("smollm2")
+    book = load_reading_books(build_dir)[0]
+    for settings, window, room in (
+        (NarrativeXLSettings(window=300), 300, 0),
+        (NarrativeXLSettings(question_room=500), model.max_length - 500, 500),
+    ):
+        task = NarrativeXLTask(settings)
+        sample = task.samples(book)[0]
+        result = model.read_along([task.request(sample, "read_along")])[0]  # type: ignore[list-item]
+        row = task.row(sample, result, "read_along", reused=False)
+        assert (row.window, row.question_room) == (window, room)

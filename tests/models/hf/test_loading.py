@@ -16,8 +16,10 @@ from longread.models.hf.loading import (
     gguf_cache_folder,
     load_folder,
     load_random,
+    loading_arguments,
     smollm2_gguf_path,
 )
+from longread.models.requests import LoglikelihoodRequest
 from tests.models_fixtures import backend
 
 
@@ -198,3 +200,39 @@ def test_random_models_are_seeded() -> None:
 
 def test_errors_are_longread_errors() -> None:
     assert issubclass(ModelLoadError, LongreadError) and issubclass(ModelSpecError, LongreadError)
+
+
+# ---------------------------------------------------------------- off the CPU
+
+
+def test_cuda_bfloat16_weights_load_straight_onto_the_gpu_in_bfloat16() -> None:
+    arguments = loading_arguments("bfloat16", "cuda")
+    assert arguments["dtype"] is torch.bfloat16
+    assert arguments["device_map"] == "cuda"  # never a float32 copy in CPU memory first
+    assert loading_arguments("float16", "cuda:1")["device_map"] == "cuda:1"
+    assert "device_map" not in loading_arguments("float32", "cpu")
+    with pytest.raises(ModelSpecError, match="unknown device 'gpu'"):
+        loading_arguments("bfloat16", "gpu")
+    with pytest.raises(ModelSpecError, match="unknown dtype 'fp8'"):
+        loading_arguments("fp8", "cuda")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: --device cuda loads")
+def test_cuda_without_a_gpu_is_an_error_naming_the_device(saved_tiny_model: Path) -> None:
+    with pytest.raises(ModelLoadError, match="--device cuda: no CUDA GPU is visible"):
+        load_folder(saved_tiny_model, dtype="bfloat16", device="cuda")
+    with pytest.raises(ModelLoadError, match="or pass --device cpu"):
+        load_random("llama", dtype="bfloat16", device="cuda")
+
+
+def test_a_bfloat16_model_scores_like_float32_within_bfloat16_rounding() -> None:
+    request = LoglikelihoodRequest("It is a truth universally acknowledged, that a", (" single man", " dog"))
+    half = load_backend("random:llama", dtype="bfloat16")
+    full = backend("random:llama")
+    assert next(half.model.parameters()).dtype is torch.bfloat16  # type: ignore[attr-defined]
+    for low, high in zip(
+        half.loglikelihood([request])[0].scores,  # type: ignore[attr-defined]
+        full.loglikelihood([request])[0].scores,
+        strict=True,
+    ):
+        assert low.logprob == pytest.approx(high.logprob, abs=0.1 * low.n_tokens)

@@ -23,9 +23,14 @@ Answering (``answer_mode``):
 
 A backend with read-along (local HF models) reads the book once; the window
 policy (``window``/``stride``, see :class:`~longread.models.requests.ReadingPolicy`)
-is recorded per row. A backend with log-likelihood only gets the scenes read so
-far joined, plus the prompt, cut from the left to ``window`` tokens: policy
-``cut-left``.
+is recorded per row. By default the window is the model's whole length less the
+room the book's questions need (its start token, the longest prompt and option),
+measured by the model once per book and recorded per row (``window``,
+``question_room``): a 32K model reads about 32K tokens of book before the window
+slides. ``-o window=N`` (or ``question_room=N``) overrides it. A backend with
+log-likelihood only gets the scenes read so far joined, plus the prompt, cut from
+the left to ``window`` tokens (default: the model's length less the options):
+policy ``cut-left``.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from longread.evaluation.task import Metric, Sample, SampleRow, TaskSettings, XA
 from longread.models.requests import (
     LOGLIKELIHOOD,
     READ_ALONG,
+    AskedQuestion,
     ContinuationScore,
     LoglikelihoodRequest,
     LoglikelihoodResult,
@@ -69,11 +75,12 @@ class NarrativeXLSettings(TaskSettings):
     options_only: bool = False
     """Read no book: only the question (the shortcut baseline)."""
     window: int | None = None
-    """Book tokens held at once; None: the model's window minus ``question_room``."""
+    """Book tokens held at once; None: the model's whole window less the room the book's questions need."""
     stride: int | None = None
     """How far the window start moves when the book outgrows it; None: window // 2."""
-    question_room: int = 1024
-    """Tokens kept free for the question and its longest option when ``window`` is None."""
+    question_room: int | None = None
+    """Positions kept free for the question when ``window`` is None; None: measured by the model on the
+    book's questions (its start token + the longest prompt and option or answer), recorded per row."""
     prompt: str = DEFAULT_PROMPT
     """Log-likelihood mode: what follows the scenes read so far; options are its continuations."""
     scene_separator: str = "\n\n"
@@ -138,6 +145,11 @@ class NarrativeXLRow(SampleRow):
     rereads: int
     reread_tokens: int
     policy: str
+    window: int | None = None
+    """Book tokens the model could hold at once (read-along); None: the context cut to the model's length."""
+    question_room: int | None = None
+    """Positions the default window left beside the book for the start token and the question
+    (model length − window); 0: the window was given."""
 
 
 def _judge(values: Sequence[float], answer: int) -> tuple[int, bool, bool]:
@@ -222,7 +234,9 @@ class NarrativeXLTask:
         if reading is None:
             separator = self._settings.scene_separator
             pieces = tuple(scene if k == 0 else separator + scene for k, scene in enumerate(book.scenes))
-            reading = Reading(book.book_id, pieces)
+            reading = Reading(
+                book.book_id, pieces, tuple(self._asked(question) for question in book.questions)
+            )
             self._readings = {book.book_id: reading}  # one book at a time is read
         return reading
 
@@ -232,6 +246,19 @@ class NarrativeXLTask:
             self._questions = {question.id: question for question in book.questions}
             self._questions_of = book.book_id
         return self._questions[sample.key]
+
+    def _asked(self, question: ReadAlongQuestion) -> AskedQuestion:
+        """What the question puts after the reading (sizes the default window's room)."""
+        generate = self._settings.answer_mode == "generate"
+        return AskedQuestion(
+            prompt=self._prompt(question),
+            options=() if generate else self._options(question),
+            generate_tokens=self._settings.generate_tokens if generate else 0,
+        )
+
+    @staticmethod
+    def _options(question: ReadAlongQuestion) -> tuple[str, ...]:
+        return tuple(" " + option.text for option in question.options)
 
     def _prompt(self, question: ReadAlongQuestion) -> str:
         text = _numbered(question) if self._settings.answer_mode == "generate" else self._settings.prompt
@@ -243,7 +270,7 @@ class NarrativeXLTask:
         scenes_read = 0 if settings.options_only else question.when_asked + 1
         prompt = self._prompt(question)
         generate = settings.answer_mode == "generate"
-        options = () if generate else tuple(" " + option.text for option in question.options)
+        options = () if generate else self._options(question)
         if kind == READ_ALONG:
             return ReadAlongRequest(
                 reading=self._reading(sample.instance),
@@ -296,6 +323,8 @@ class NarrativeXLTask:
                 "rereads": result.rereads,
                 "reread_tokens": result.reread_tokens,
                 "policy": result.policy,
+                "window": result.window,
+                "question_room": result.question_room,
             }
         elif isinstance(result, LoglikelihoodResult):
             common |= {
@@ -305,6 +334,7 @@ class NarrativeXLTask:
                 "rereads": 0,
                 "reread_tokens": 0,
                 "policy": f"cut-left(window={settings.window})",
+                "window": settings.window,
             }
         else:
             raise TypeError(f"{TASK} cannot read a {type(result).__name__}")
@@ -370,7 +400,9 @@ class NarrativeXLTask:
             f"(the {len(NONE_OF_THE_ABOVE.split())}-word {NONE_OF_THE_ABOVE!r})",
             "reading": "questions are answered after reading scenes 0..when_asked; options_only reads none",
             "window": "policy per row: sliding(window,stride) = read-along keeps the last W book tokens, its "
-            "start moving in steps of the stride; cut-left(window) = the context cut to its last W tokens",
+            "start moving in steps of the stride; cut-left(window) = the context cut to its last W tokens; "
+            "no window given: W = the model's length − question_room (its start token + the book's longest "
+            "prompt and option, measured by the model; both on every row)",
             "predicted_none": "questions answered 'None of the above.'",
             "window_cut": "questions whose book did not fit the window (window_start > 0)",
         }

@@ -54,6 +54,7 @@ __all__ = [
     "load_gguf",
     "load_hf",
     "load_random",
+    "loading_arguments",
     "resolve_max_length",
     "smollm2_gguf_path",
     "smollm2_tokenizer",
@@ -94,6 +95,42 @@ def torch_dtype(name: str) -> torch.dtype:
         return _DTYPES[name]
     except KeyError:
         raise ModelSpecError(f"unknown dtype {name!r}; use one of {', '.join(_DTYPES)}") from None
+
+
+def loading_arguments(dtype: str, device: str) -> dict[str, Any]:
+    """What ``from_pretrained`` is given: the weights in ``dtype``, put straight on ``device``.
+
+    Off the CPU the weights load onto the device (``device_map``), so a 7–8B model in bfloat16
+    never sits in CPU memory first; an unknown dtype or device is an error naming it.
+    """
+    place = parse_device(device)
+    arguments: dict[str, Any] = {
+        "dtype": torch_dtype(dtype),
+        "local_files_only": True,
+        "output_loading_info": True,
+    }
+    if place.type != "cpu":
+        arguments["device_map"] = str(place)
+    return arguments
+
+
+def parse_device(device: str) -> torch.device:
+    try:
+        return torch.device(device)
+    except RuntimeError:
+        raise ModelSpecError(f"unknown device {device!r}; use cpu, cuda or cuda:N") from None
+
+
+def _check_device(path: Path | str, device: str) -> None:
+    """A CUDA device must be visible to this torch before any weight is read."""
+    place = parse_device(device)
+    if place.type == "cuda" and not torch.cuda.is_available():
+        raise ModelLoadError(
+            path,
+            f"--device {device}: no CUDA GPU is visible to this torch ({torch.__version__}, "
+            f"CUDA build: {torch.version.cuda or 'none'})",
+            "run on a machine with a GPU and a CUDA build of torch, or pass --device cpu",
+        )
 
 
 def resolve_max_length(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> int:
@@ -154,10 +191,10 @@ def load_folder(
             "no weights (*.safetensors or pytorch_model*.bin)",
             "the download or copy is incomplete; fetch the weights",
         )
+    arguments = loading_arguments(dtype, device)
+    _check_device(path, device)
     try:
-        loaded: Any = AutoModelForCausalLM.from_pretrained(
-            path, dtype=torch_dtype(dtype), local_files_only=True, output_loading_info=True
-        )
+        loaded: Any = AutoModelForCausalLM.from_pretrained(path, **arguments)
         model, info = loaded
     except ModelSpecError:
         raise
@@ -331,6 +368,7 @@ def load_random(architecture: str, *, dtype: str = "float32", device: str = "cpu
         raise ModelSpecError(
             f"unknown random architecture {architecture!r}; use one of {', '.join(RANDOM_ARCHITECTURES)}"
         )
+    _check_device(f"random:{architecture}", device)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(RANDOM_SEED)
         model = model_class(config)

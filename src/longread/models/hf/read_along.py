@@ -35,7 +35,9 @@ from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.hf.batch_generate import Decoding, decode_on_cache
 from longread.models.hf.shared_prefix import DEFAULT_TOKEN_BUDGET, PrefixState, score_on_prefix
 from longread.models.requests import (
+    FALLBACK_QUESTION_ROOM,
     STOPPED_BY_EOS,
+    AskedQuestion,
     ContinuationScore,
     Progress,
     ReadAlongRequest,
@@ -135,6 +137,7 @@ class ReadAlongEngine:
         self.batch_size = batch_size
         self._session: _Session | None = None
         self._text: _Tokenised | None = None
+        self._rooms: dict[str, int] = {}
 
     # ------------------------------------------------------------ tokens
 
@@ -149,16 +152,17 @@ class ReadAlongEngine:
         return self._text
 
     def _question(self, request: ReadAlongRequest) -> _Question:
+        return self._tokenise_question(request.prompt, request.options)
+
+    def _tokenise_question(self, prompt_text: str, option_texts: Sequence[str]) -> _Question:
         """Prompt and option tokens with lm-eval's boundary rule, tokenised apart from the reading."""
-        stripped = request.prompt.rstrip()
+        stripped = prompt_text.rstrip()
         prompt = self.encoder.encode_plain(stripped)
         if not prompt:
-            raise BadRequestError(
-                f"the prompt {request.prompt!r} has no tokens; give a visible question text"
-            )
+            raise BadRequestError(f"the prompt {prompt_text!r} has no tokens; give a visible question text")
         options = []
-        for option in request.options:
-            context, continuation = move_trailing_whitespace(request.prompt, option)
+        for option in option_texts:
+            context, continuation = move_trailing_whitespace(prompt_text, option)
             ids = self.encoder.encode_plain(context + continuation)[len(prompt) :]
             if not ids:
                 raise BadRequestError(
@@ -166,6 +170,29 @@ class ReadAlongEngine:
                 )
             options.append(ids)
         return _Question(prompt, options, [len(o) for o in options])
+
+    def _needs(self, question: _Question, generate_tokens: int) -> int:
+        """Positions a question takes after the reading: its prompt, then its longest option or answer."""
+        longest = max((len(o) for o in question.options), default=1)
+        return len(question.prompt) + max(longest - 1, generate_tokens)
+
+    def question_room(self, reading: Reading) -> int | None:
+        """The start token and the longest question the reading lists (None: it lists none).
+
+        Measured once per reading, so every question of the reading sees the same window.
+        """
+        if not reading.questions:
+            return None
+        room = self._rooms.get(reading.id)
+        if room is None:
+            room = len(self._head) + max(self._asked_needs(asked) for asked in reading.questions)
+            self._rooms = {reading.id: room}  # one reading at a time
+        return room
+
+    def _asked_needs(self, asked: AskedQuestion) -> int:
+        if not asked.options:
+            return len(self.encoder.encode_plain(asked.prompt.rstrip())) + asked.generate_tokens
+        return self._needs(self._tokenise_question(asked.prompt, asked.options), asked.generate_tokens)
 
     # ------------------------------------------------------------ the reading state
 
@@ -207,7 +234,7 @@ class ReadAlongEngine:
         return processed
 
     def _session_for(self, request: ReadAlongRequest) -> _Session:
-        window, stride = request.policy.resolved(self.max_length)
+        window, stride = request.policy.resolved(self.max_length, self.question_room(request.reading))
         text = self._tokenised(request.reading)
         session = self._session
         if self.mode == "reread":
@@ -228,7 +255,7 @@ class ReadAlongEngine:
         start = window_start(n, session.window, session.stride)
         held = len(self._head) + n - start
         longest = max((len(o) for o in question.options), default=1)
-        needed = held + len(question.prompt) + max(longest - 1, request.generate_tokens)
+        needed = held + self._needs(question, request.generate_tokens)
         if needed > self.max_length:
             raise ContextTooLongError(
                 f"reading {request.reading.id!r} after {request.scenes_read} scenes: the held reading "
@@ -286,8 +313,20 @@ class ReadAlongEngine:
             reread_tokens=session.reread_tokens,
             processed_tokens=processed,
             policy=f"sliding(window={session.window},stride={session.stride})",
+            window=session.window,
+            question_room=self._room_used(request),
             generated=generated,
         )
+
+    def _room_used(self, request: ReadAlongRequest) -> int:
+        """The room the window left for the question (0 when the policy gave the window)."""
+        policy = request.policy
+        if policy.window is not None:
+            return 0
+        if policy.question_room is not None:
+            return policy.question_room
+        measured = self.question_room(request.reading)
+        return FALLBACK_QUESTION_ROOM if measured is None else measured
 
     def _generate(
         self, prefix: _ForkedPrefix, last: int, request: ReadAlongRequest, progress: Progress | None

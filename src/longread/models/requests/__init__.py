@@ -48,6 +48,8 @@ from longread.models.requests.protocols import (
 )
 from longread.models.requests.rank import RankRequest, RankResult
 from longread.models.requests.read_along import (
+    FALLBACK_QUESTION_ROOM,
+    AskedQuestion,
     ReadAlongRequest,
     ReadAlongResult,
     Reading,
@@ -57,6 +59,7 @@ from longread.models.requests.read_along import (
 from longread.models.requests.schema import SCHEMA_VERSION
 
 __all__ = [
+    "FALLBACK_QUESTION_ROOM",
     "GENERATE",
     "LANGUAGE_MODEL_CAPABILITIES",
     "LOGLIKELIHOOD",
@@ -68,6 +71,7 @@ __all__ = [
     "STOPPED_BY_EOS",
     "STOPPED_BY_MAX_TOKENS",
     "STOPPED_BY_STOP",
+    "AskedQuestion",
     "Backend",
     "ChatPrompt",
     "ContinuationScore",

@@ -15,6 +15,22 @@ from longread.models.requests.loglikelihood import ContinuationScore
 from longread.models.requests.schema import SCHEMA_VERSION, _positive_or_none
 
 
+@dataclass(frozen=True, slots=True)
+class AskedQuestion:
+    """What one question asked during a reading puts after it: its prompt, its options, its generation.
+
+    A reading lists them so a backend can size the room a question needs beside the
+    reading once for the whole reading, before the first question (see :class:`ReadingPolicy`).
+    """
+
+    prompt: str
+    options: tuple[str, ...] = ()
+    generate_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", tuple(self.options))
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Reading:
     """A text read piece by piece (a book's scenes), shared by every question asked during the reading.
@@ -28,13 +44,19 @@ class Reading:
     Equality and hash are by ``id`` alone, so thousands of requests share one
     object cheaply and a backend recognises the reading it is in; two readings
     with the same id must have the same pieces.
+
+    ``questions`` lists what every question asked during the reading puts after it
+    (prompt, options, generation), so the default window can leave exactly the room
+    the longest of them needs; a reading that lists none gets ``FALLBACK_QUESTION_ROOM``.
     """
 
     id: str
     pieces: tuple[str, ...]
+    questions: tuple[AskedQuestion, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pieces", tuple(self.pieces))
+        object.__setattr__(self, "questions", tuple(self.questions))
         if not self.id:
             raise ValueError("a Reading needs an id")
 
@@ -45,16 +67,30 @@ class Reading:
         return hash(("Reading", self.id))
 
 
+FALLBACK_QUESTION_ROOM = 1024
+"""Positions kept for the question when neither the policy nor the reading says how many it needs."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReadingPolicy:
     """How much of a long reading the model holds, and how it slides ("keep the last W tokens").
 
     ``window`` (W) is the most text tokens of the reading held at once (a start
-    token is not counted); ``None`` means the model's ``max_length`` minus
-    ``question_room``, the room kept free for a question and its longest option
-    (the question goes into the same window, after the reading). ``stride`` (S,
-    default W // 2) is how far the window start moves when it moves. After n
-    text tokens have been read the model holds tokens ``[start, n)`` with
+    token is not counted). ``None`` (the default) means the whole window the model
+    has, less the room its questions need::
+
+        W = max_length - room
+        room = question_room                                     if given
+        room = start token + max over the reading's questions of
+               (prompt tokens + max(longest option - 1, generated tokens))   otherwise
+
+    (an option's last token is predicted, never read; the answer's generated tokens
+    are read one by one). The room is measured by the backend on the reading's
+    :attr:`Reading.questions` once, before its first question, so every question of a
+    reading sees the same window; a reading that lists no questions keeps
+    ``FALLBACK_QUESTION_ROOM``. ``stride`` (S, default W // 2) is how far the window
+    start moves when it moves. After n text tokens have been read the model holds
+    tokens ``[start, n)`` with
 
         start(n) = 0                         if n <= W
         start(n) = ceil((n - W) / S) * S     otherwise,
@@ -68,29 +104,31 @@ class ReadingPolicy:
 
     window: int | None = None
     stride: int | None = None
-    question_room: int = 1024
+    question_room: int | None = None
 
     def __post_init__(self) -> None:
         _positive_or_none("window", self.window)
         _positive_or_none("stride", self.stride)
-        if self.question_room < 1:
-            raise ValueError(f"question_room must be at least 1, got {self.question_room}")
+        _positive_or_none("question_room", self.question_room)
         if self.window is not None and self.stride is not None and self.stride > self.window:
             raise ValueError(f"stride ({self.stride}) cannot exceed the window ({self.window})")
 
-    def resolved(self, max_length: int) -> tuple[int, int]:
-        """(W, S) for a model of ``max_length`` tokens."""
-        window = self.window if self.window is not None else max_length - self.question_room
+    def resolved(self, max_length: int, room: int | None = None) -> tuple[int, int]:
+        """(W, S) for a model of ``max_length`` tokens; ``room``: the measured room (see the class)."""
+        chosen_room = self.question_room if self.question_room is not None else room
+        if chosen_room is None:
+            chosen_room = FALLBACK_QUESTION_ROOM
+        window = self.window if self.window is not None else max_length - chosen_room
         if window < 1:
             raise ValueError(
                 f"the model's window of {max_length} tokens leaves no room for reading beside "
-                f"question_room={self.question_room}; give a smaller question_room or a window"
+                f"{chosen_room} tokens for the question; give a smaller question_room or a window"
             )
         stride = self.stride if self.stride is not None else max(1, window // 2)
         return window, min(stride, window)
 
-    def describe(self, max_length: int) -> str:
-        window, stride = self.resolved(max_length)
+    def describe(self, max_length: int, room: int | None = None) -> str:
+        window, stride = self.resolved(max_length, room)
         return f"sliding(window={window},stride={stride})"
 
 
@@ -159,6 +197,10 @@ class ReadAlongResult:
     """Tokens this request made the model process: newly read pieces, re-read tokens, prompt, options."""
     policy: str
     """The policy as applied, e.g. ``sliding(window=7168,stride=3584)``."""
+    window: int = 0
+    """W as applied: the most reading tokens held at once."""
+    question_room: int = 0
+    """Positions kept beside the reading for the start token and the question (0: a window was given)."""
     generated: str | None = None
     """The greedy generation after the prompt (``generate_tokens > 0``), cut before a stop string."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)

@@ -77,6 +77,11 @@ class ArchetypeTask(MuldTaskBase):
     settings_model: ClassVar[type[TaskSettings]] = ArchetypeSettings
     row_model: ClassVar[type[SampleRow]] = ArchetypeRow
     request_kinds: ClassVar[tuple[str, ...]] = (LOGLIKELIHOOD, GENERATE)
+    whole_cut: ClassVar[Literal["left", "right", "middle"]] = "left"
+    whole_cut_reason: ClassVar[str] = (
+        "the end of the script is kept (its start is cut): a hero or villain shows in the climax, and a "
+        "log-likelihood context can only lose its start"
+    )
     primary_metric: ClassVar[str] = "macro_f1"
     report_extras: ClassVar[tuple[str, ...]] = ("no_mention",)
 
@@ -109,8 +114,10 @@ class ArchetypeTask(MuldTaskBase):
     def request(self, sample: Sample[MuldInstance], kind: str) -> LoglikelihoodRequest | GenerateRequest:
         instance = sample.instance
         assert instance.question is not None
-        context = self._selection(instance).joined(instance.document)
         prompt = self._settings.prompt.format(character=instance.question)
+        if self.whole and kind != LOGLIKELIHOOD:
+            return GenerateRequest(self.whole_prompt(instance, prompt), stop=("\n",), max_tokens=6)
+        context = instance.document if self.whole else self._selection(instance).joined(instance.document)
         if kind == LOGLIKELIHOOD:
             return LoglikelihoodRequest(
                 context=context + prompt, continuations=tuple(f" {label}" for label in LABELS)
@@ -129,10 +136,12 @@ class ArchetypeTask(MuldTaskBase):
             winners = [label for label, value in zip(LABELS, logprobs, strict=True) if value == best]
             prediction = winners[0] if len(winners) == 1 else "tie"
             original, kept = result.context_tokens_original, result.context_tokens_kept
+            cut = self.whole_fields(original, kept)  # the prompt, at the end, is never cut from the left
         elif isinstance(result, GenerateResult):
             generated = result.text
             found = _LABEL_WORDS.search(result.text)
             prediction = _CANONICAL[found.group(1).lower()] if found else "unparsed"
+            cut = self.whole_fields(result.document_tokens_original, result.document_tokens_kept)
             original = result.document_tokens_original or 0
             kept = result.document_tokens_kept or 0
         else:
@@ -146,7 +155,10 @@ class ArchetypeTask(MuldTaskBase):
             truth=truth,
             correct=prediction == truth,
             mentions=int(selection.settings.get("mentions") or 0),
-            kept=selection.model_dump(mode="json"),
+            kept={"method": "whole", "cut_side": self.whole_cut, "kept": []}
+            if self.whole
+            else selection.model_dump(mode="json"),
+            **cut,
             logprobs=logprobs,
             generated=generated,
             context_tokens_original=original,
@@ -173,7 +185,9 @@ class ArchetypeTask(MuldTaskBase):
 
     def group_extras(self, rows: Sequence[ArchetypeRow]) -> dict[str, Any]:
         return {
-            "no_mention": sum(1 for r in rows if not r.kept["kept"]),
+            "no_mention": sum(
+                1 for r in rows if not (r.mentions if r.strategy == "whole" else r.kept["kept"])
+            ),
             "heroes": sum(1 for r in rows if r.truth == "Hero"),
             "villains": sum(1 for r in rows if r.truth == "Villain"),
         }
@@ -182,7 +196,10 @@ class ArchetypeTask(MuldTaskBase):
         s = self._settings
         return {
             **self.common_notes(),
-            "baseline": f"chunks of {s.chunk_tokens} {s.length_tokenizer} tokens holding the character's "
+            "baseline": f"the whole script cut to the model's window from the {self.whole_cut}, then the "
+            f"question; answered by {s.method}"
+            if self.whole
+            else f"chunks of {s.chunk_tokens} {s.length_tokenizer} tokens holding the character's "
             f"first, last and most frequent mention, in order, then the question; answered by {s.method}",
             "labels": "Hero/Protagonist → Hero, Villain/Antagonist → Villain",
         }

@@ -1,6 +1,12 @@
 """What the six MuLD tasks share: reading the data (bad lines reported, the run goes on), the
 document-length axis, and the rows' common fields.
 
+Besides its chunking baseline every task has the ``whole`` strategy
+(``-o strategy=whole``): the whole document, cut by the backend to the model's
+window from the side the task declares (``whole_cut``), the question or
+instruction never cut; every row records the strategy, the side and the model
+tokens cut (``document_tokens_cut``). A 32K model then reads 32K tokens of it.
+
 x-axis: the document's length in tokens of ``length_tokenizer`` (GPT-2 BPE by
 default, the tokenizer of the builders' ≥ 10,000 filter), bucketed at
 ``length_edges`` — accuracy against how long the document is, the length curve
@@ -14,7 +20,7 @@ import functools
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -23,6 +29,7 @@ from longread.benchmarks.muld.records import RecordProblem, read_records
 from longread.benchmarks.muld.tasks.inputs import MuldInstance, to_instance
 from longread.errors import BadInputError
 from longread.evaluation.task import Sample, SampleRow, TaskSettings, XAxis
+from longread.models.requests import DocumentPrompt
 from longread.text.tokenizers import NamedTokenizer, load_tokenizer
 
 DEFAULT_LENGTH_EDGES = (10_000, 15_000, 20_000, 30_000, 50_000, 100_000)
@@ -33,6 +40,9 @@ class MuldSettings(TaskSettings):
     """Tokenizer that measures document length for the x-axis (not the model's)."""
     length_edges: tuple[int, ...] = DEFAULT_LENGTH_EDGES
     """Bucket edges of the length axis, in ``length_tokenizer`` tokens."""
+    strategy: Literal["chunks", "whole"] = "chunks"
+    """``chunks``: the task's chunking baseline; ``whole``: the whole document cut to the model's window
+    from the side the task declares, the question never cut (tokens cut recorded per row)."""
 
     @field_validator("length_edges")
     @classmethod
@@ -52,6 +62,11 @@ class MuldRow(SampleRow):
     length_bucket: str
     prediction: Any
     references: list[str]
+    strategy: str = "chunks"
+    cut_side: str | None = None
+    """``whole``: the side the document was cut from (left: its start dropped; right: its end; middle)."""
+    document_tokens_cut: int | None = None
+    """``whole``: model tokens of the document cut to fit the window (0: it all fitted)."""
 
 
 def length_bucket(tokens: int, edges: Sequence[int]) -> str:
@@ -79,6 +94,9 @@ class MuldTaskBase:
     """Loading, samples and notes shared by the MuLD tasks; subclasses set ``muld_task`` and the rest."""
 
     muld_task: ClassVar[str]
+    whole_cut: ClassVar[Literal["left", "right", "middle"]] = "right"
+    """The side ``strategy=whole`` cuts a document from when it outgrows the window."""
+    whole_cut_reason: ClassVar[str] = "the start of the document is kept (its end is cut)"
     x_axis: ClassVar[XAxis] = XAxis("length_bucket", "document length (GPT-2 tokens)", "category")
 
     def __init__(self, settings: MuldSettings) -> None:
@@ -154,6 +172,22 @@ class MuldTaskBase:
             "references": list(instance.references),
         }
 
+    @property
+    def whole(self) -> bool:
+        return self._base_settings.strategy == "whole"
+
+    def whole_prompt(self, instance: MuldInstance, instruction: str, preamble: str = "") -> DocumentPrompt:
+        """The whole document, cut only by the model's window, from ``whole_cut``; the instruction never."""
+        return DocumentPrompt(instance.document, instruction, preamble=preamble, cut=self.whole_cut)
+
+    def whole_fields(self, original: int | None, kept: int | None) -> dict[str, Any]:
+        """Row fields of the ``whole`` strategy: the side and the tokens cut (none for ``chunks``)."""
+        if not self.whole:
+            return {}
+        if original is None or kept is None:
+            raise TypeError(f"{self.muld_task}: the backend did not say how much of the document it kept")
+        return {"strategy": "whole", "cut_side": self.whole_cut, "document_tokens_cut": original - kept}
+
     def chance(self, rows: Sequence[Any]) -> float | None:
         return None
 
@@ -165,6 +199,11 @@ class MuldTaskBase:
             "input_problems": f"{len(self._problems)} line(s) could not be read and were left out"
             + (f" (first: {self._problems[0]})" if self._problems else ""),
         }
+        if self.whole:
+            notes["strategy"] = (
+                f"whole: the whole document, cut to the model's window from the {self.whole_cut} "
+                f"({self.whole_cut_reason}); the question/instruction never cut; tokens cut per row"
+            )
         if self._split_rules:
             notes["question_split"] = "question told from document by: " + ", ".join(
                 f"{rule} {count}" for rule, count in sorted(self._split_rules.items())

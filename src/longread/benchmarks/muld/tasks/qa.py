@@ -8,6 +8,9 @@ the question; the model generates the answer (greedy, up to ``answer_tokens``,
 stopping at a newline). ``retriever=first`` reads the document from its start
 instead (as much as ``first_tokens`` model tokens): the no-retrieval baseline.
 What was kept (chunk indices, char spans, tokens, scores) is in every row.
+``strategy=whole``: the whole document instead, cut by the model's window from
+its end (the start kept, as ``first`` reads it: a story is told from its
+start; HotpotQA's pages are shuffled, so no side is better), the question never cut.
 
 The memory curve: besides the document length, each row records where the
 answer's evidence lies in the document (0 = start, 1 = end; HotpotQA: the
@@ -109,7 +112,7 @@ class QATask(MuldTaskBase):
         return self._settings
 
     def _selection(self, instance: MuldInstance) -> Selection | None:
-        if self._settings.retriever == "first":
+        if self._settings.retriever == "first" or self.whole:
             return None
         cached = self._selections.get(instance.id)
         if cached is None:
@@ -130,7 +133,9 @@ class QATask(MuldTaskBase):
         assert instance.question is not None
         instruction = self._settings.template.format(question=instance.question)
         selection = self._selection(instance)
-        if selection is None:
+        if self.whole:
+            prompt = self.whole_prompt(instance, instruction)
+        elif selection is None:
             prompt = DocumentPrompt(
                 instance.document, instruction, cut="right", max_document_tokens=self._settings.first_tokens
             )
@@ -152,7 +157,8 @@ class QATask(MuldTaskBase):
             **self.common_fields(sample),
             question=instance.question,
             prediction=prediction,
-            retriever=self._settings.retriever,
+            retriever="whole" if self.whole else self._settings.retriever,
+            **self.whole_fields(result.document_tokens_original, result.document_tokens_kept),
             kept=None if selection is None else selection.model_dump(mode="json"),
             document_tokens_original=original,
             document_tokens_read=kept,
@@ -202,7 +208,9 @@ class QATask(MuldTaskBase):
     def notes(self) -> dict[str, str]:
         s = self._settings
         how = (
-            f"the first {s.first_tokens} model tokens of the document, then the question"
+            "the whole document cut to the model's window (its start kept), then the question"
+            if self.whole
+            else f"the first {s.first_tokens} model tokens of the document, then the question"
             if s.retriever == "first"
             else f"chunks of {s.chunk_tokens} {s.length_tokenizer} tokens ranked by {s.retriever} against "
             f"the question; the top {s.top_k} in document order, then the question"

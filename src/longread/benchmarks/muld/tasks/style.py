@@ -17,6 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from pydantic import field_validator
+
 from longread.benchmarks.muld.tasks.common import MuldRow, MuldSettings, MuldTaskBase
 from longread.benchmarks.muld.tasks.inputs import MuldInstance
 from longread.errors import BadInputError
@@ -28,6 +30,16 @@ from longread.models.style_pairs.requests import PAIR_SCORES, PairScoreRequest, 
 class StyleChangeSettings(MuldSettings):
     threshold: float | None = None
     """A change where P(same author) < threshold; None: the backend's learned threshold."""
+
+    @field_validator("strategy")
+    @classmethod
+    def _pairs_only(cls, value: str) -> str:
+        if value == "whole":
+            raise ValueError(
+                "style change is judged by a same-author classifier on paragraph pairs, which reads no "
+                "window; strategy=whole does not apply (use strategy=chunks)"
+            )
+        return value
 
 
 class StyleChangeRow(MuldRow):

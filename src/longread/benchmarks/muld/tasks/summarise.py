@@ -10,6 +10,10 @@ Two baselines (``mode``), both recorded per sample with what the model read:
   ``section_tokens`` and summarised on its own; the summaries, in document
   order, joined by a space, are the prediction.
 
+``strategy=whole``: the whole paper, cut by the model's window from its end (the
+introduction kept: a paper states its contribution first), the instruction never
+cut, the abstract generated up to ``summary_tokens``.
+
 No stop string: a model often opens with a blank line, which a ``\n\n`` stop
 would turn into an empty summary; generation ends at the end-of-text token or
 the token budget (``cut_at_max_tokens`` in the report counts the latter). A paper whose headings cannot
@@ -117,6 +121,10 @@ class SummariseTask(MuldTaskBase):
     def request(self, sample: Sample[MuldInstance], kind: str) -> GenerateRequest | RequestGroup:
         document = sample.instance.document
         s = self._settings
+        if self.whole:
+            return GenerateRequest(
+                self.whole_prompt(sample.instance, s.instruction), max_tokens=s.summary_tokens
+            )
         if s.mode == "first":
             return GenerateRequest(
                 DocumentPrompt(document, s.instruction, cut="right", max_document_tokens=s.first_tokens),
@@ -142,7 +150,9 @@ class SummariseTask(MuldTaskBase):
         if not all(isinstance(part, GenerateResult) for part in parts):
             raise TypeError(f"{self.name} cannot read a {type(result).__name__}")
         outputs: list[GenerateResult] = list(parts)
-        if self._settings.mode == "first":
+        if self.whole:
+            plan = SectionPlan(0, {}, [("(whole paper)", 0, len(sample.instance.document))], 0)
+        elif self._settings.mode == "first":
             plan = SectionPlan(0, {}, [("(first tokens)", 0, len(sample.instance.document))], 0)
         else:
             plan = self._plan(sample.instance)
@@ -161,7 +171,8 @@ class SummariseTask(MuldTaskBase):
         return SummariseRow(
             **self.common_fields(sample),
             prediction=prediction,
-            mode=self._settings.mode,
+            mode="whole" if self.whole else self._settings.mode,
+            **self.whole_fields(outputs[0].document_tokens_original, outputs[0].document_tokens_kept),
             sections_found=plan.found,
             sections_skipped=plan.skipped,
             sections_used=used,
@@ -184,7 +195,10 @@ class SummariseTask(MuldTaskBase):
     def notes(self) -> dict[str, str]:
         s = self._settings
         how = (
-            f"first {s.first_tokens} model tokens read, abstract up to {s.summary_tokens} tokens"
+            f"the whole paper cut to the model's window (its start kept), abstract up to {s.summary_tokens} "
+            "tokens"
+            if self.whole
+            else f"first {s.first_tokens} model tokens read, abstract up to {s.summary_tokens} tokens"
             if s.mode == "first"
             else f"sections found by headings (contents, lists of figures/tables, back matter skipped); the "
             f"first {s.max_sections} summarised one by one, each cut to {s.section_tokens} model tokens, "

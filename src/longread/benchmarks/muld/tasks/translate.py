@@ -41,6 +41,9 @@ class TranslateSettings(MuldSettings):
     instruction: str = DEFAULT_INSTRUCTION
     output_ratio: float = 2.0
     """A chunk's translation may have up to ``output_ratio`` × its tokens (+ 16)."""
+    whole_output_tokens: int = 2048
+    """``strategy=whole``: most tokens generated for the translation; the film's subtitles are cut to the
+    model's window less these (and the preamble and instruction)."""
 
 
 class TranslateRow(MuldRow):
@@ -96,6 +99,11 @@ class TranslateTask(MuldTaskBase):
 
     def request(self, sample: Sample[MuldInstance], kind: str) -> RequestGroup:
         s = self._settings
+        if self.whole:
+            prompt = self.whole_prompt(sample.instance, s.instruction, preamble=s.preamble)
+            return RequestGroup(
+                (GenerateRequest(prompt, stop=("\n\nEnglish:",), max_tokens=s.whole_output_tokens),)
+            )
         return RequestGroup(
             tuple(
                 GenerateRequest(
@@ -113,6 +121,8 @@ class TranslateTask(MuldTaskBase):
         ):
             raise TypeError(f"{self.name} cannot read a {type(result).__name__}")
         outputs: list[GenerateResult] = list(result.parts)
+        if self.whole:
+            return self._whole_row(sample, outputs[0])
         chunks, selection = self._chunking(sample.instance)
         joined = join_translations(chunks, [output.text for output in outputs])
         reference = sample.instance.references[0]
@@ -152,6 +162,24 @@ class TranslateTask(MuldTaskBase):
             token_f1=sum(score["token_f1"] for score in scores) / n,
         )
 
+    def _whole_row(self, sample: Sample[MuldInstance], output: GenerateResult) -> TranslateRow:
+        """One translation of the kept start of the film, scored against the whole film's reference."""
+        prediction = output.text.strip()
+        return TranslateRow(
+            **self.common_fields(sample),
+            **self.whole_fields(output.document_tokens_original, output.document_tokens_kept),
+            prediction=prediction,
+            chunks=1,
+            kept={"method": "whole", "cut_side": self.whole_cut, "kept": []},
+            over_long_lines=0,
+            line_mismatches=[],
+            scored_by="whole film (strategy whole: one translation of the subtitles that fitted)",
+            line_pairs=1,
+            generated_tokens=output.n_generated_tokens,
+            stopped_by_max_tokens=int(output.stopped_by == "max_tokens"),
+            **score_text(prediction, [sample.instance.references[0]]),
+        )
+
     def metrics(self) -> tuple[Metric, ...]:
         return TEXT_METRICS
 
@@ -164,6 +192,12 @@ class TranslateTask(MuldTaskBase):
 
     def notes(self) -> dict[str, str]:
         s = self._settings
+        if self.whole:
+            how = (
+                "the whole film's subtitles cut to the model's window (its start kept) less "
+                f"{s.whole_output_tokens} tokens for the translation, translated at once"
+            )
+            return {**self.common_notes(), "baseline": how}
         return {
             **self.common_notes(),
             "baseline": f"chunks of ≤ {s.chunk_tokens} {s.length_tokenizer} tokens that never break a line, "
