@@ -165,3 +165,21 @@ def test_qa_tasks_export_and_lm_eval_forms_longreads_prompt(
     assert [lm_task.doc_to_text(doc) for doc in docs] == [item["prompt"] for item in items]
     assert lm_task.config.generation_kwargs["until"] == ["\n"]
     assert lm_task.config.generation_kwargs["max_gen_toks"] == 8
+
+
+def test_the_whole_strategy_fills_the_window(vlsp_data: Path, tmp_path: Path) -> None:
+    """`-o strategy=whole`: the paper cut by the window alone, the prompt the window less the answer."""
+    options = ExportOptions(
+        "smollm2", max_length=300, settings=(("strategy", "whole"), ("summary_tokens", "8"))
+    )
+    export_task("muld/vlsp", vlsp_data, "lm-eval", tmp_path / "out", options)
+    lines = (tmp_path / "out/data/longread_muld_vlsp.jsonl").read_text().splitlines()
+    items = [json.loads(line) for line in lines]
+    assert len(items) == 2
+    for item in items:
+        assert item["prompt_tokens"] == 300 - 8  # longread's ids: the window less the answer's 8 tokens
+        assert item["document_tokens_original"] > item["document_tokens_kept"] == 300 - 8 - 4
+    # The second paper's kept tokens end in a newline, which "\n\nAbstract:" joins into one token when the
+    # text is tokenised whole: no text gives longread's ids there, and the item says so (counted, not hidden).
+    assert items[1]["prompt"].endswith("\n\n\nAbstract:")
+    assert [item["prompt_exact"] for item in items] == [True, False]
