@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from longread.benchmarks.muld.builders.opensubtitles import build_opensubtitles
 from longread.benchmarks.muld.builders.report import LengthFilter
 from longread.cli.app import app
+from longread.cli.export import MULD_EXPORTS, export_muld
 from longread.cli.muld import MULD_BUILDERS, MuldBuilder, build_muld
 from tests.helpers import TEST_DATA
 
@@ -83,6 +84,21 @@ def test_every_command_is_a_module_level_function_of_the_cli_package() -> None:
         assert function.__module__.startswith("longread.cli."), name
         module = inspect.getmodule(function)
         assert getattr(module, function.__qualname__) is function, f"{name}: not a module-level name"
+
+
+def test_muld_export_commands_are_the_rows_of_their_table_one_to_one() -> None:
+    built = {
+        name.removeprefix("export "): command
+        for name, command in commands()
+        if name.startswith("export muld/")
+    }
+    assert list(built) == list(MULD_EXPORTS)
+    for task, help_text in MULD_EXPORTS.items():
+        callback = inspect.unwrap(built[task].callback)
+        assert isinstance(callback, partial) and callback.func is export_muld and callback.args == (task,)
+        options = [parameter.name for parameter in built[task].params]
+        assert options == ["data", "to", "out", "tokenizer", "max_length", "option", "overwrite"]
+        assert built[task].help == help_text
 
 
 def test_muld_build_commands_are_the_rows_of_the_table_one_to_one() -> None:

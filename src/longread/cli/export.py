@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import shlex
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -105,57 +108,39 @@ ModelTokenizerOption = Annotated[
 ]
 
 
-def _export_muld(
+def export_muld(
     task: str,
-    data: Path,
-    to: str,
-    out: Path,
-    tokenizer: str,
-    max_length: int | None,
-    option: list[str] | None,
-    overwrite: bool,
+    data: MuldDataOption,
+    to: GenerateTargetOption,
+    out: OutOption,
+    tokenizer: ModelTokenizerOption,
+    max_length: MaxLengthOption = None,
+    option: TaskSettingOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
+    """Export one MuLD task as an lm-eval ``generate_until`` folder (the command of a row of
+    :data:`MULD_EXPORTS`, with ``task`` bound)."""
     settings = tuple(parse_task_options(option or []).items())
     _export(task, data, to, out, tokenizer, "1", 128, overwrite, max_length, settings)
 
 
-@export_app.command("muld/vlsp")
-def export_vlsp_command(
-    data: MuldDataOption,
-    to: GenerateTargetOption,
-    out: OutOption,
-    tokenizer: ModelTokenizerOption,
-    max_length: MaxLengthOption = None,
-    option: TaskSettingOption = None,
-    overwrite: OverwriteOption = False,
-) -> None:
-    """MuLD VLSP (mode=first): each prompt fitted to the model's window exactly as `longread eval` fits it."""
-    _export_muld("muld/vlsp", data, to, out, tokenizer, max_length, option, overwrite)
+# One row per exported MuLD task: the task, the command's help. Adding a task is one row.
+MULD_EXPORTS: dict[str, str] = {
+    "muld/vlsp": "MuLD VLSP (mode=first): each prompt fitted to the model's window exactly as "
+    "`longread eval` fits it.",
+    "muld/narrativeqa": "MuLD NarrativeQA: retrieved chunks (or the start), then the question, fitted as "
+    "longread fits them.",
+    "muld/hotpotqa": "MuLD HotpotQA: the retrieved chunks and the question, fitted as longread fits them.",
+}
 
 
-@export_app.command("muld/narrativeqa")
-def export_narrativeqa_command(
-    data: MuldDataOption,
-    to: GenerateTargetOption,
-    out: OutOption,
-    tokenizer: ModelTokenizerOption,
-    max_length: MaxLengthOption = None,
-    option: TaskSettingOption = None,
-    overwrite: OverwriteOption = False,
-) -> None:
-    """MuLD NarrativeQA: retrieved chunks (or the start), then the question, fitted as longread fits them."""
-    _export_muld("muld/narrativeqa", data, to, out, tokenizer, max_length, option, overwrite)
+def muld_export_command(task: str) -> Callable[..., None]:
+    """:func:`export_muld` with ``task`` bound, carrying the signature typer reads the options from."""
+    command = partial(export_muld, task)
+    parameters = list(inspect.signature(export_muld, eval_str=True).parameters.values())[1:]
+    vars(command).update(__signature__=inspect.Signature(parameters), __annotations__={})
+    return command
 
 
-@export_app.command("muld/hotpotqa")
-def export_hotpotqa_command(
-    data: MuldDataOption,
-    to: GenerateTargetOption,
-    out: OutOption,
-    tokenizer: ModelTokenizerOption,
-    max_length: MaxLengthOption = None,
-    option: TaskSettingOption = None,
-    overwrite: OverwriteOption = False,
-) -> None:
-    """MuLD HotpotQA: the retrieved chunks and the question, fitted as longread fits them."""
-    _export_muld("muld/hotpotqa", data, to, out, tokenizer, max_length, option, overwrite)
+for _task, _help in MULD_EXPORTS.items():
+    export_app.command(_task, help=_help)(muld_export_command(_task))
