@@ -20,7 +20,7 @@ from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import TIE_RULE
 from longread.errors import BadInputError
 from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, count
+from longread.export.items import CutCounts, TaskItems, count, cut_fields
 from longread.text.tokenizers import NamedTokenizer
 
 CITATION = """@inproceedings{sun-etal-2022-chapterbreak,
@@ -83,16 +83,7 @@ def _item(
         "suffix_type": instance.suffix_type,
         "negatives_from": instance.negatives_from,
         "chapter_index": instance.chapter_index,
-        "context": context.text,
-        "context_tokens": context.tokens,
-        "context_tokens_original": context.tokens_original,
-        "context_cut_exact": context.exact,
-        "choices": [cut.text for cut in choices],
-        "label": len(choices) - 1,
-        "choice_tokens": [cut.tokens for cut in choices],
-        "choice_tokens_original": [cut.tokens_original for cut in choices],
-        "choices_cut_exact": all(cut.exact for cut in choices),
-        "tokenizer": tokenizer,
+        **cut_fields(context, choices, tokenizer),
         "seed": instance.seed,
     }
 

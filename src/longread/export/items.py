@@ -58,3 +58,20 @@ def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) 
     counts.context_inexact += not context.exact
     counts.candidates_cut += sum(cut.cut for cut in choices)
     counts.candidates_inexact += sum(not cut.exact for cut in choices)
+
+
+def cut_fields(context: Cut, choices: Sequence[Cut], tokenizer: str) -> dict[str, Any]:
+    """The columns every multiple-choice item carries: the cut context, the choices (the gold last), how
+    each was cut, and the tokenizer the cuts were made in."""
+    return {
+        "context": context.text,
+        "context_tokens": context.tokens,
+        "context_tokens_original": context.tokens_original,
+        "context_cut_exact": context.exact,
+        "choices": [cut.text for cut in choices],
+        "label": len(choices) - 1,
+        "choice_tokens": [cut.tokens for cut in choices],
+        "choice_tokens_original": [cut.tokens_original for cut in choices],
+        "choices_cut_exact": all(cut.exact for cut in choices),
+        "tokenizer": tokenizer,
+    }

@@ -19,7 +19,7 @@ from longread.benchmarks.narrativexl.schema import BookSummaries
 from longread.benchmarks.narrativexl.summaries_task import DEFAULT_PROMPT, askable
 from longread.errors import BadInputError
 from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, count
+from longread.export.items import CutCounts, TaskItems, count, cut_fields
 from longread.text.tokenizers import NamedTokenizer
 
 WHOLE = 1 << 30
@@ -62,16 +62,7 @@ def _item(
         "prefix_length": length,
         "book_id": book.book_id,
         "scene": scene,
-        "context": context.text,
-        "context_tokens": context.tokens,
-        "context_tokens_original": context.tokens_original,
-        "context_cut_exact": context.exact,
-        "choices": [cut.text for cut in choices],
-        "label": len(choices) - 1,
-        "choice_tokens": [cut.tokens for cut in choices],
-        "choice_tokens_original": [cut.tokens_original for cut in choices],
-        "choices_cut_exact": all(cut.exact for cut in choices),
-        "tokenizer": tokenizer,
+        **cut_fields(context, choices, tokenizer),
         "seed": None,
     }
 
