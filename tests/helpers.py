@@ -102,3 +102,23 @@ def kill_after_rows(process: subprocess.Popen[bytes], samples: Path, rows: int =
     process.send_signal(signal.SIGKILL)
     process.wait()
     return len(samples.read_text().splitlines()) if samples.exists() else 0
+
+
+def write_negative_variants(folder: Path) -> tuple[Path, Path]:
+    """Three synthetic books built twice, with in-book and with out-of-book negatives (the same
+    boundaries, other instance counts): ``folder/in.jsonl`` and ``folder/out.jsonl``."""
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book, pool_entries
+    from longread.benchmarks.chapterbreak.io import write_instances
+
+    books = [synthetic_book(9, book_id=name) for name in ("a", "b", "c")]
+    in_book = BuildOptions(prefix_tokens=300, suffix_tokens=24)
+    out_of_book = BuildOptions(prefix_tokens=300, suffix_tokens=24, negatives_from="out-of-book")
+    inside, outside = [], []
+    for book in books:
+        inside += build_book(book, in_book).instances
+        pool = [start for other in books if other is not book for start in pool_entries(other, out_of_book)]
+        outside += build_book(book, out_of_book, out_of_book_pool=pool).instances
+    assert len(outside) > len(inside)
+    write_instances(inside, folder / "in.jsonl")
+    write_instances(outside, folder / "out.jsonl")
+    return folder / "in.jsonl", folder / "out.jsonl"

@@ -7,31 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from longread.benchmarks.chapterbreak.build import BuildOptions, build_book, pool_entries
-from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.evaluation import RunOptions, read_typed_rows, run_task
 from longread.evaluation.selection import SelectionError
 from tests.fake_backends import ScriptedLM
-from tests.helpers import synthetic_book
+from tests.helpers import write_negative_variants
 
 
 @pytest.fixture(scope="module")
 def variants(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The same three books built with in-book and with out-of-book negatives (other instance counts)."""
-    folder = tmp_path_factory.mktemp("variants")
-    books = [synthetic_book(9, book_id=name) for name in ("a", "b", "c")]
-    in_book = BuildOptions(prefix_tokens=300, suffix_tokens=24)
-    out_of_book = BuildOptions(prefix_tokens=300, suffix_tokens=24, negatives_from="out-of-book")
-    inside, outside = [], []
-    for book in books:
-        inside += build_book(book, in_book).instances
-        pool = [start for other in books if other is not book for start in pool_entries(other, out_of_book)]
-        outside += build_book(book, out_of_book, out_of_book_pool=pool).instances
-    assert len(outside) > len(inside)
-    write_instances(inside, folder / "in.jsonl")
-    write_instances(outside, folder / "out.jsonl")
-    return folder / "in.jsonl", folder / "out.jsonl"
+    return write_negative_variants(tmp_path_factory.mktemp("variants"))
 
 
 TASK = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))

@@ -9,13 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from longread.benchmarks.chapterbreak.build import BuildOptions, build_book, pool_entries
-from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.evaluation import RunOptions, run_task
 from longread.report import build_report
 from tests.fake_backends import ScriptedLM
-from tests.helpers import synthetic_book
+from tests.helpers import write_negative_variants
 
 TASK = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))
 FIRST = [True, True, True, False, False, False, False, False]
@@ -24,20 +22,11 @@ LATER = [True, False, True, True, True, True, True, False]
 
 def _runs(tmp_path: Path) -> tuple[Path, Path]:
     """In-book and out-of-book runs of the same three books, on the same 9 boundaries."""
-    books = [synthetic_book(9, book_id=name) for name in ("a", "b", "c")]
-    in_book = BuildOptions(prefix_tokens=300, suffix_tokens=24)
-    out_of_book = BuildOptions(prefix_tokens=300, suffix_tokens=24, negatives_from="out-of-book")
-    inside, outside = [], []
-    for book in books:
-        inside += build_book(book, in_book).instances
-        pool = [start for other in books if other is not book for start in pool_entries(other, out_of_book)]
-        outside += build_book(book, out_of_book, out_of_book_pool=pool).instances
-    write_instances(inside, tmp_path / "in.jsonl")
-    write_instances(outside, tmp_path / "out.jsonl")
+    in_data, out_data = write_negative_variants(tmp_path)
     first, later = tmp_path / "in-book", tmp_path / "out-of-book"
-    run_task(TASK, tmp_path / "in.jsonl", ScriptedLM(), first, RunOptions(show_progress=False))
+    run_task(TASK, in_data, ScriptedLM(), first, RunOptions(show_progress=False))
     options = RunOptions(show_progress=False, same_samples_as=first)
-    run_task(TASK, tmp_path / "out.jsonl", ScriptedLM(), later, options)
+    run_task(TASK, out_data, ScriptedLM(), later, options)
     return first, later
 
 
