@@ -1,10 +1,15 @@
 """lm-evaluation-harness on the exported ChapterBreak tasks scores what longread scores.
 
 The real lm-eval (the pinned version of the bench extra), offline, in-process, with the
-SmolLM2 weights longread already loaded; the same three real instances at two prefix
-lengths through longread's own runner. Every candidate's log-prob agrees within the
+weights longread already loaded; the same three real instances at two prefix lengths
+through longread's own runner. Every candidate's log-prob agrees within the
 summed-log-prob tolerance and every sample's accuracy is the same (longread: a tie
 with the gold is wrong; the export puts the gold last, so lm-eval's argmax agrees).
+
+Two families, two tokenizer specs: SmolLM2 with its tokenizer named as a folder
+(``--tokenizer hf:FOLDER``, what a user of any Hugging Face model passes) and
+Gemma 3 270M (``--tokenizer gemma3``: a 262K vocabulary and a tokenizer whose model
+needs its ``<bos>``; lm-eval is given ``add_bos_token=True``, as the card says).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import pytest
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.evaluation import RunOptions, run_task
 from longread.export import ExportOptions, export_task
+from longread.export.tokenizer import model_folder
 from tests.export.conftest import LENGTHS, SUFFIX_TOKENS
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
@@ -26,12 +32,16 @@ from tests.tolerances import summed_logprob_tolerance
 pytestmark = pytest.mark.slow
 
 
-def _lm_eval_samples(folder: Path, model: Any) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+def _lm_eval_samples(
+    folder: Path, model: Any, add_bos: bool
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
-    lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
+    lm = HFLM(
+        pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu", add_bos_token=add_bos
+    )
     manager = TaskManager(include_path=str(folder))
     names = [f"longread_chapterbreak_{length}" for length in LENGTHS]
     output = simple_evaluate(model=lm, tasks=names, task_manager=manager, log_samples=True)
@@ -39,12 +49,22 @@ def _lm_eval_samples(folder: Path, model: Any) -> tuple[dict[str, list[dict[str,
     return output["samples"], output["results"]
 
 
-def test_lm_eval_log_probs_and_accuracy_equal_longread(chapterbreak_data: Path, tmp_path: Path) -> None:
+def _tokenizer_spec(name: str) -> str:
+    """SmolLM2's tokenizer by its folder (the ``hf:`` path); Gemma 3 by its name."""
+    return f"hf:{model_folder(name)}" if name == "smollm2" else name
+
+
+@pytest.mark.parametrize("name", ["smollm2", "gemma3"])
+def test_lm_eval_log_probs_and_accuracy_equal_longread(
+    chapterbreak_data: Path, tmp_path: Path, name: str
+) -> None:
     folder = tmp_path / "lm-eval"
-    options = ExportOptions("smollm2", LENGTHS, SUFFIX_TOKENS)
+    options = ExportOptions(_tokenizer_spec(name), LENGTHS, SUFFIX_TOKENS)
     report = export_task("chapterbreak", chapterbreak_data, "lm-eval", folder, options)
     assert all(counts["context_inexact"] == 0 for counts in report.facts.counts.values())
-    model = backend("smollm2")
+    model = backend(name)
+    add_bos = model.encoder.start_token_id is not None  # Gemma: True; SmolLM2 adds none
+    assert add_bos == (name == "gemma3")
 
     settings = ChapterBreakSettings(prefix_lengths=LENGTHS, suffix_tokens=SUFFIX_TOKENS)
     started = time.perf_counter()
@@ -60,7 +80,7 @@ def test_lm_eval_log_probs_and_accuracy_equal_longread(chapterbreak_data: Path, 
     ours = {(row["id"], row["prefix_length"]): row for row in rows}
 
     started = time.perf_counter()
-    samples, results = _lm_eval_samples(folder, model)
+    samples, results = _lm_eval_samples(folder, model, add_bos)
     lm_eval_seconds = time.perf_counter() - started
     worst = 0.0
     compared = 0
@@ -81,6 +101,6 @@ def test_lm_eval_log_probs_and_accuracy_equal_longread(chapterbreak_data: Path, 
         accuracy = sum(ours[(s["doc"]["id"], length)]["correct"] for s in task_samples) / 3
         assert results[f"longread_chapterbreak_{length}"]["acc,none"] == pytest.approx(accuracy, abs=0)
     print(
-        f"\nlm-eval vs longread: {compared} log-probs, max |Δ| {worst:.2e} nats; "
+        f"\n{name}: lm-eval vs longread: {compared} log-probs, max |Δ| {worst:.2e} nats; "
         f"wall time lm-eval {lm_eval_seconds:.1f} s, longread {longread_seconds:.1f} s"
     )

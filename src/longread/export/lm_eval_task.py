@@ -72,6 +72,10 @@ def _bleu(order):
 bleu1 = _bleu(1)
 bleu4 = _bleu(4)
 '''
+BOS_NOTE = (
+    "longread puts the model's start token first when its tokenizer adds one (Gemma's <bos>): "
+    "run such models with --model_args ...,add_bos_token=True"
+)
 TEXT_METRICS = ("rouge_l", "meteor", "token_f1", "bleu1", "bleu4")
 
 
@@ -108,6 +112,7 @@ def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
     return "\n".join(
         [
             f"# Exported by longread: {facts.export_command}",
+            f"# {BOS_NOTE}",
             f"task: {task_name(facts.task, length)}",
             "custom_dataset: !function utils.load_docs",
             "dataset_kwargs:",
