@@ -41,6 +41,14 @@ ExportTokenizerOption = Annotated[
     ),
 ]
 OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace a non-empty --out folder.")]
+ExportSettingOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        "-o",
+        help="A task setting as KEY=VALUE (repeat), as `longread eval` takes it; the items follow it.",
+    ),
+]
 
 
 @export_app.command("chapterbreak")
@@ -50,13 +58,23 @@ def export_chapterbreak_command(
     out: OutOption,
     tokenizer: ExportTokenizerOption = "gpt2",
     prefix_lengths: Annotated[
-        str, typer.Option(help="Prefix lengths (tokens), one config / lm-eval task each.")
-    ] = "256,512,1024,2048,4096,8192",
-    suffix_tokens: Annotated[int, typer.Option(help="Every choice is cut to its first N tokens.")] = 128,
+        str | None,
+        typer.Option(
+            help="Prefix lengths (tokens), one config / lm-eval task each [default: -o prefix_lengths, or "
+            "256,512,1024,2048,4096,8192]."
+        ),
+    ] = None,
+    suffix_tokens: Annotated[
+        int | None,
+        typer.Option(help="Every choice is cut to its first N tokens [default: -o suffix_tokens, or 128]."),
+    ] = None,
+    option: ExportSettingOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
     """ChapterBreak: one item per instance and prefix length, cut as longread cuts it."""
-    _export("chapterbreak", data, to, out, tokenizer, prefix_lengths, suffix_tokens, overwrite)
+    settings = tuple(parse_task_options(option or []).items())
+    lengths = prefix_lengths
+    _export("chapterbreak", data, to, out, tokenizer, lengths, suffix_tokens, overwrite, settings=settings)
 
 
 def _export(
@@ -65,15 +83,16 @@ def _export(
     to: str,
     out: Path,
     tokenizer: str,
-    lengths: str,
-    suffix_tokens: int,
+    lengths: str | None,
+    suffix_tokens: int | None,
     overwrite: bool,
     max_length: int | None = None,
     settings: tuple[tuple[str, str], ...] = (),
 ) -> None:
     from longread.export import ExportOptions, export_task
 
-    options = ExportOptions(tokenizer, parse_lengths(lengths), suffix_tokens, overwrite, max_length, settings)
+    parsed = parse_lengths(lengths) if lengths is not None else None
+    options = ExportOptions(tokenizer, parsed, suffix_tokens, overwrite, max_length, settings)
     command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
     try:
         report = export_task(task, data, to, out, options, command)
@@ -95,10 +114,13 @@ def export_summaries_command(
     prefix_lengths: Annotated[
         str, typer.Option(help="Scene budgets (tokens of scene + prompt), one config / lm-eval task each.")
     ] = "256,1024,4096",
+    option: ExportSettingOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
     """NarrativeXL summaries: a scene, its true summary among distorted ones (scored whole)."""
-    _export("narrativexl-summaries", data, to, out, tokenizer, prefix_lengths, 128, overwrite)
+    settings = tuple(parse_task_options(option or []).items())
+    task = "narrativexl-summaries"
+    _export(task, data, to, out, tokenizer, prefix_lengths, None, overwrite, settings=settings)
 
 
 MuldDataOption = Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/TASK` wrote.")]
@@ -121,7 +143,7 @@ def export_muld(
     """Export one MuLD task as an lm-eval ``generate_until`` folder (the command of a row of
     :data:`MULD_EXPORTS`, with ``task`` bound)."""
     settings = tuple(parse_task_options(option or []).items())
-    _export(task, data, to, out, tokenizer, "1", 128, overwrite, max_length, settings)
+    _export(task, data, to, out, tokenizer, "1", None, overwrite, max_length, settings)
 
 
 # One row per exported MuLD task: the task, the command's help. Adding a task is one row.

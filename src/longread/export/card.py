@@ -70,6 +70,7 @@ class ExportFacts:
             "build_command": export.build_command,
             "export_command": self.export_command,
             "scoring_rule": export.scoring_rule,
+            "task_settings": dict(sorted(export.settings.items())),
             "collections": export.collections,
             "books": export.books,
             "seeds": export.seeds,
@@ -122,6 +123,7 @@ def card_text(
         f"- tokenizer: `{facts.tokenizer}`; suffix tokens: {facts.suffix_tokens or 'whole choices'}",
         *(f"- data file `{path}` sha256 `{sha}`" for path, sha in facts.data_files),
         f"- scoring rule: {facts.tie_rule}",
+        f"- task settings (`-o`): {_settings(facts)}",
         "",
         "## Licences of the sources",
         "",
@@ -163,3 +165,8 @@ def _choices_cut(facts: ExportFacts) -> str:
     if facts.suffix_tokens is None:
         return "every choice kept whole"
     return f"every choice cut from the right to {facts.suffix_tokens} tokens"
+
+
+def _settings(facts: ExportFacts) -> str:
+    given = facts.export.settings
+    return ", ".join(f"`{key}={value}`" for key, value in sorted(given.items())) or "the task's defaults"

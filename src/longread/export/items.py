@@ -49,6 +49,8 @@ class TaskItems:
     """(config, rows): the instances as longread built them, which the hf export adds so that
     ``longread eval TASK --data DIR`` reads them back (None: the task does not read exports)."""
     counts: dict[int, CutCounts] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    """The task settings given as ``-o KEY=VALUE`` (manifest and card state them)."""
 
 
 def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:

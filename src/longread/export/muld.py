@@ -166,4 +166,5 @@ def _task_items(
         output_type="generate_until",
         items={max_length: rows},
         counts={max_length: counts},
+        settings=dict(settings),
     )

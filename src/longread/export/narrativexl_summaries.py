@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from longread.benchmarks.narrativexl.schema import BookSummaries
-from longread.benchmarks.narrativexl.summaries_task import DEFAULT_PROMPT, askable
+from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, SummariesTask, askable
 from longread.errors import BadInputError
 from longread.export.cuts import Cut, cut_context, cut_continuation
 from longread.export.items import CutCounts, TaskItems, count, cut_fields
+from longread.export.settings import ResolvedSettings
+from longread.models.requests import LOGLIKELIHOOD
 from longread.text.tokenizers import NamedTokenizer
 
 WHOLE = 1 << 30
@@ -40,7 +42,8 @@ FEATURES = {
     "prefix_length": "the prefix length N of this config (tokens of the export's tokenizer)",
     "book_id": "the book",
     "scene": "the scene's index in the book",
-    "context": "the scene then the prompt, cut from the left to N tokens (whole if shorter)",
+    "context": "the scene then the prompt (the prompt alone with -o options_only=true), cut from the left to "
+    "N tokens, or to max_scene_tokens when that is smaller (whole if shorter)",
     "context_tokens": "tokens of `context` (right-stripped), re-tokenised",
     "context_tokens_original": "tokens of the whole scene + prompt",
     "context_cut_exact": "the cut text re-tokenises to exactly the ids longread keeps",
@@ -67,45 +70,59 @@ def _item(
     }
 
 
+def _scoring_rule(settings: SummariesSettings, skipped: int) -> str:
+    primary = "acc_mean" if settings.scoring == "mean" else "acc"
+    return (
+        f"{SCORING_RULE}; longread's prediction (scoring={settings.scoring}) is {primary}; "
+        f"{skipped} scene(s) skipped (failed or without a distorted summary)"
+    )
+
+
 def export_summaries(
     books: Sequence[BookSummaries],
     tokenizer: NamedTokenizer,
     tokenizer_name: str,
-    prefix_lengths: Sequence[int],
-    prompt: str = DEFAULT_PROMPT,
+    resolved: ResolvedSettings,
 ) -> TaskItems:
-    """Every askable scene of every book at every prefix length."""
+    """Every askable scene of every book at every prefix length, each item formed by the task's own
+    request (its prompt, ``options_only``), the context cut to min(N, ``max_scene_tokens``)."""
     if not books:
         raise BadInputError(
             None, "the data holds no NarrativeXL book", "build some with `longread build narrativexl`"
         )
+    settings = resolved.task_settings
+    assert isinstance(settings, SummariesSettings)
+    task = SummariesTask(settings)
     skipped = sum(len(askable(book)[1]) for book in books)
     result = TaskItems(
         task="narrativexl-summaries",
         tokenizer=tokenizer_name,
-        prefix_lengths=tuple(sorted(set(prefix_lengths))),
+        prefix_lengths=tuple(sorted(set(resolved.prefix_lengths))),
         suffix_tokens=None,
         citation=CITATION,
-        scoring_rule=f"{SCORING_RULE}; {skipped} scene(s) skipped (failed or without a distorted summary)",
+        scoring_rule=_scoring_rule(settings, skipped),
         features=FEATURES,
         build_command="longread build narrativexl BOOKS… --out DIR",
         collections={"narrativexl": len(books)},
         books=len(books),
         seeds=[None],
         mean_metric=True,
+        settings=resolved.given,
     )
     for length in result.prefix_lengths:
         result.items[length] = []
         result.counts[length] = CutCounts()
     for book in books:
-        for scene in askable(book)[0]:
-            summaries = book.summaries[scene]
-            assert summaries.summary is not None
-            whole = book.scenes[scene].text + prompt
-            texts = [" " + text for text in (*summaries.distorted, summaries.summary)]
-            choices = [cut_continuation(tokenizer, whole, text, WHOLE) for text in texts]
+        for sample in task.samples(book):
+            request = task.request(sample, LOGLIKELIHOOD)
+            true, *distorted = request.continuations
+            texts = (*distorted, true)
+            choices = [cut_continuation(tokenizer, request.context, text, WHOLE) for text in texts]
             for length in result.prefix_lengths:
-                context = cut_context(tokenizer, whole, length)
+                budget = min(length, request.max_context_tokens or length)
+                context = cut_context(tokenizer, request.context, budget)
                 count(result.counts[length], context, choices, length)
+                scene = sample.context_budget
+                assert scene is not None
                 result.items[length].append(_item(book, scene, length, context, choices, tokenizer_name))
     return result

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.io import load_instances
-from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS
 from longread.benchmarks.narrativexl.load import load_book_summaries
 from longread.errors import BadInputError, LongreadError
 from longread.export.card import ExportFacts
@@ -25,6 +24,7 @@ from longread.export.inspect_task import write_inspect
 from longread.export.items import TaskItems
 from longread.export.lm_eval_task import write_lm_eval
 from longread.export.narrativexl_summaries import export_summaries
+from longread.export.settings import resolve_settings
 from longread.export.tokenizer import export_tokenizer
 from longread.text.tokenizers import NamedTokenizer
 
@@ -41,14 +41,15 @@ WRITERS: dict[str, Writer] = {"hf": write_hf, "lm-eval": write_lm_eval, "inspect
 @dataclass(frozen=True)
 class ExportOptions:
     tokenizer: str = "gpt2"
-    prefix_lengths: tuple[int, ...] = DEFAULT_PREFIX_LENGTHS
-    suffix_tokens: int = 128
-    """ChapterBreak only: NarrativeXL summaries are scored whole."""
+    prefix_lengths: tuple[int, ...] | None = None
+    """None: ``-o prefix_lengths`` or the task's default (ChapterBreak 256…8192, summaries 256,1024,4096)."""
+    suffix_tokens: int | None = None
+    """ChapterBreak only (None: ``-o suffix_tokens`` or 128): NarrativeXL summaries are scored whole."""
     overwrite: bool = False
     max_length: int | None = None
     """MuLD: the evaluated model's window, the prompt is fitted to (as ``longread eval --max-length``)."""
     settings: tuple[tuple[str, str], ...] = ()
-    """MuLD: the task's settings (``-o KEY=VALUE``), as ``longread eval`` takes them."""
+    """The task's settings (``-o KEY=VALUE``), as ``longread eval`` takes them (:mod:`.settings`)."""
 
 
 @dataclass
@@ -128,19 +129,22 @@ def _task_items(
     files = data_files(data)
     if task.startswith("muld/"):
         return _muld_items(task, data, options), files
+    resolved = resolve_settings(task, options.prefix_lengths, options.suffix_tokens, options.settings)
     if task == "narrativexl-summaries":
         books = load_book_summaries(data)
         if data.is_dir():
             files = sorted(path for path in data.rglob("*") if path.is_file())
-        return export_summaries(books, tokenizer, options.tokenizer, options.prefix_lengths), files
+        return export_summaries(books, tokenizer, options.tokenizer, resolved), files
     if not files:
         raise BadInputError(data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote")
     if any(part.suffix not in (".jsonl", ".gz") for part in files):
         raise BadInputError(files[0], "is not a JSONL file", "give the JSONL file `longread build` wrote")
     instances = [instance for path in files for instance in load_instances(path)]
+    assert resolved.suffix_tokens is not None
     built = export_chapterbreak(
-        instances, tokenizer, options.tokenizer, options.prefix_lengths, options.suffix_tokens
+        instances, tokenizer, options.tokenizer, resolved.prefix_lengths, resolved.suffix_tokens
     )
+    built.settings = resolved.given
     return built, files
 
 
