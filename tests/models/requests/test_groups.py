@@ -10,7 +10,7 @@ import pytest
 
 from longread.benchmarks.muld.records import MuldRecord, write_records
 from longread.evaluation import RunOptions, make_task, run_task
-from longread.evaluation.runner import _by_weight
+from longread.evaluation.waves import by_weight as _by_weight
 from longread.files import read_text
 from longread.models.requests.groups import GroupResult, RequestGroup, ask_grouped
 from tests.helpers import SHARED, needs_shared
