@@ -89,16 +89,29 @@ def require_ray() -> None:
         pytest.fail("Ray is not installed in this environment: `make test` installs it (the `ray` extra)")
 
 
-def kill_after_rows(process: subprocess.Popen[bytes], samples: Path, rows: int = 4) -> int:
-    """SIGKILL a running ``longread eval`` once its ``samples.jsonl`` holds ``rows`` rows; the rows kept.
+PAUSED_CLI = Path(__file__).resolve().parent / "paused_cli.py"
 
-    The wait ends when the rows are there or the process has ended by itself (then the caller's count
-    shows the kill came too late); 600 s is only a guard against a hung child, never a speed bound."""
+
+def start_paused(command: Sequence[str], rows: int, marker: Path) -> subprocess.Popen[bytes]:
+    """Start ``python -m longread.cli ARGS…`` (``command``) so that it stands still after storing exactly
+    ``rows`` sample rows and then writes ``marker`` (``tests/paused_cli.py``)."""
+    python, flag, module, *args = command
+    assert (flag, module) == ("-m", "longread.cli"), command
+    return subprocess.Popen(
+        [python, str(PAUSED_CLI), str(rows), str(marker), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def kill_after_rows(process: subprocess.Popen[bytes], samples: Path, marker: Path) -> int:
+    """SIGKILL a run started by :func:`start_paused` once it stands still; the rows kept.
+
+    The wait ends when the marker is written or the process has ended by itself (then the caller's count
+    shows the run never paused); 600 s is only a guard against a hung child, never a speed bound."""
     deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and process.poll() is None:
-        if samples.exists() and len(samples.read_text().splitlines()) >= rows:
-            break
-        time.sleep(0.005)
+    while time.monotonic() < deadline and process.poll() is None and not marker.exists():
+        time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
     return len(samples.read_text().splitlines()) if samples.exists() else 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
-from tests.helpers import kill_after_rows, synthetic_book
+from tests.helpers import kill_after_rows, start_paused, synthetic_book
 
 # As tests/benchmarks/chapterbreak/test_task.py kills a run: a tiny model, many lengths (48 samples).
 TINY = "random:gpt2"
@@ -30,12 +30,11 @@ def test_a_killed_sessions_rows_are_counted(tmp_path: Path) -> None:
         instances += build_book(synthetic_book(9, book_id=name), BuildOptions(prefix_tokens=300)).instances
     write_instances(instances, data)
     run = tmp_path / "run"
-    process = subprocess.Popen(
-        _eval(data, run, "--threads", "1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    marker = tmp_path / "paused"
+    process = start_paused(_eval(data, run, "--threads", "1"), 4, marker)
     samples = run / "samples.jsonl"
-    kept = kill_after_rows(process, samples)
-    assert 4 <= kept < 48, "the kill must land mid-run"
+    kept = kill_after_rows(process, samples, marker)
+    assert kept == 4, "the kill lands after the fourth row"
 
     resumed = subprocess.run(_eval(data, run, "--resume", "--threads", "2"), capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr

@@ -19,7 +19,7 @@ from longread.cli.app import app
 from longread.evaluation import RunOptions, run_task
 from longread.models import load_backend
 from longread.runs.errors import RunWriteError
-from tests.helpers import kill_after_rows, synthetic_book
+from tests.helpers import kill_after_rows, start_paused, synthetic_book
 
 TINY = "random:gpt2"
 # Many lengths make the killed run long enough (48 samples) for the kill to land mid-way.
@@ -73,12 +73,11 @@ def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path)
     whole = tmp_path / "whole"
     subprocess.run(_eval_command(data_file, whole), check=True, capture_output=True)
     killed = tmp_path / "killed"
-    process = subprocess.Popen(
-        _eval_command(data_file, killed), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    marker = tmp_path / "paused"
+    process = start_paused(_eval_command(data_file, killed), 4, marker)
     samples = killed / "samples.jsonl"
-    kept = kill_after_rows(process, samples)
-    assert 4 <= kept < 48, "the kill must land mid-run"
+    kept = kill_after_rows(process, samples, marker)
+    assert kept == 4, "the kill lands after the fourth row"
     assert not (killed / "results.json").exists()
     resumed = subprocess.run(_eval_command(data_file, killed, "--resume"), capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
