@@ -92,7 +92,9 @@ def _export(
     from longread.export import ExportOptions, export_task
 
     parsed = parse_lengths(lengths) if lengths is not None else None
-    options = ExportOptions(tokenizer, parsed, suffix_tokens, overwrite, max_length, settings)
+    options = ExportOptions(
+        tokenizer, parsed, suffix_tokens, overwrite, max_length, settings, show_progress=True
+    )
     command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
     try:
         report = export_task(task, data, to, out, options, command)

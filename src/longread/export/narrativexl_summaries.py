@@ -22,6 +22,7 @@ from longread.export.cuts import Cut, cut_context, cut_continuation
 from longread.export.items import CutCounts, TaskItems, count, cut_fields
 from longread.export.settings import ResolvedSettings
 from longread.models.requests import LOGLIKELIHOOD
+from longread.progress import Progress
 from longread.text.tokenizers import NamedTokenizer
 
 WHOLE = 1 << 30
@@ -83,6 +84,7 @@ def export_summaries(
     tokenizer: NamedTokenizer,
     tokenizer_name: str,
     resolved: ResolvedSettings,
+    show_progress: bool = False,
 ) -> TaskItems:
     """Every askable scene of every book at every prefix length, each item formed by the task's own
     request (its prompt, ``options_only``), the context cut to min(N, ``max_scene_tokens``)."""
@@ -112,17 +114,30 @@ def export_summaries(
     for length in result.prefix_lengths:
         result.items[length] = []
         result.counts[length] = CutCounts()
-    for book in books:
-        for sample in task.samples(book):
-            request = task.request(sample, LOGLIKELIHOOD)
-            true, *distorted = request.continuations
-            texts = (*distorted, true)
-            choices = [cut_continuation(tokenizer, request.context, text, WHOLE) for text in texts]
-            for length in result.prefix_lengths:
-                budget = min(length, request.max_context_tokens or length)
-                context = cut_context(tokenizer, request.context, budget)
-                count(result.counts[length], context, choices, length)
-                scene = sample.context_budget
-                assert scene is not None
-                result.items[length].append(_item(book, scene, length, context, choices, tokenizer_name))
+    with Progress(len(books), "exporting narrativexl-summaries", "book", enabled=show_progress) as progress:
+        for book in books:
+            _book_items(task, book, tokenizer, tokenizer_name, result)
+            progress.update(items=1)
     return result
+
+
+def _book_items(
+    task: SummariesTask,
+    book: BookSummaries,
+    tokenizer: NamedTokenizer,
+    tokenizer_name: str,
+    result: TaskItems,
+) -> None:
+    """The items of one book's askable scenes, formed by the task's own requests, at every length."""
+    for sample in task.samples(book):
+        request = task.request(sample, LOGLIKELIHOOD)
+        true, *distorted = request.continuations
+        texts = (*distorted, true)
+        choices = [cut_continuation(tokenizer, request.context, text, WHOLE) for text in texts]
+        for length in result.prefix_lengths:
+            budget = min(length, request.max_context_tokens or length)
+            context = cut_context(tokenizer, request.context, budget)
+            count(result.counts[length], context, choices, length)
+            scene = sample.context_budget
+            assert scene is not None
+            result.items[length].append(_item(book, scene, length, context, choices, tokenizer_name))

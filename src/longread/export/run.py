@@ -50,6 +50,8 @@ class ExportOptions:
     """MuLD: the evaluated model's window, the prompt is fitted to (as ``longread eval --max-length``)."""
     settings: tuple[tuple[str, str], ...] = ()
     """The task's settings (``-o KEY=VALUE``), as ``longread eval`` takes them (:mod:`.settings`)."""
+    show_progress: bool = False
+    """Items cut so far, rate and ETA on stderr (the command line shows it)."""
 
 
 @dataclass
@@ -134,7 +136,7 @@ def _task_items(
         books = load_book_summaries(data)
         if data.is_dir():
             files = sorted(path for path in data.rglob("*") if path.is_file())
-        return export_summaries(books, tokenizer, options.tokenizer, resolved), files
+        return export_summaries(books, tokenizer, options.tokenizer, resolved, options.show_progress), files
     if not files:
         raise BadInputError(data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote")
     if any(part.suffix not in (".jsonl", ".gz") for part in files):
@@ -142,7 +144,12 @@ def _task_items(
     instances = [instance for path in files for instance in load_instances(path)]
     assert resolved.suffix_tokens is not None
     built = export_chapterbreak(
-        instances, tokenizer, options.tokenizer, resolved.prefix_lengths, resolved.suffix_tokens
+        instances,
+        tokenizer,
+        options.tokenizer,
+        resolved.prefix_lengths,
+        resolved.suffix_tokens,
+        options.show_progress,
     )
     built.settings = resolved.given
     return built, files
