@@ -26,3 +26,30 @@ def chapterbreak_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = folder / "chapterbreak.jsonl"
     write_instances(load_instances(whole)[:3], path)
     return path
+
+
+@pytest.fixture(scope="session")
+def narrativexl_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A NarrativeXL build directory of one real book made without a model: Frankenstein's first four
+    scenes (tests/benchmarks/narrativexl/books.py) with 9 read-along questions of 4 options drawn as the
+    build draws them (decoys from two other novels), in the build's layout: ``books/84.tagseparated``
+    (what the summaries task reads) and ``readalong/84.json`` (what the read-along task reads)."""
+    import numpy as np
+
+    from longread.benchmarks.narrativexl.official import write_tagseparated
+    from longread.benchmarks.narrativexl.questions import QuestionSettings, make_readalong_questions
+    from longread.benchmarks.narrativexl.schema import ReadingBook
+    from tests.benchmarks.narrativexl.books import make_book
+
+    out = tmp_path_factory.mktemp("narrativexl-build")
+    book = make_book(84, 4)
+    others = [make_book(gutenberg_id, 3) for gutenberg_id in (98, 345)]
+    drawn = make_readalong_questions(book, others, np.random.default_rng(0), QuestionSettings(n_decoys=2))
+    (out / "books").mkdir()
+    (out / "readalong").mkdir()
+    write_tagseparated(book, out / "books" / "84.tagseparated")
+    reading = ReadingBook(
+        book_id=book.book_id, scenes=tuple(scene.text for scene in book.scenes), questions=drawn.questions
+    )
+    (out / "readalong" / "84.json").write_text(reading.model_dump_json(), encoding="utf-8")
+    return out

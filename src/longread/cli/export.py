@@ -125,6 +125,30 @@ def export_summaries_command(
     _export(task, data, to, out, tokenizer, prefix_lengths, None, overwrite, settings=settings)
 
 
+@export_app.command("narrativexl")
+def export_readalong_command(
+    data: Annotated[
+        Path,
+        typer.Option("--data", help="The build directory `longread build narrativexl` wrote (or its files)."),
+    ],
+    to: TargetOption,
+    out: OutOption,
+    tokenizer: ExportTokenizerOption = "gpt2",
+    prefix_lengths: Annotated[
+        str,
+        typer.Option(
+            help="Context lengths (tokens of the book read so far + prompt, cut from the left), one config / "
+            "lm-eval task each: `longread eval narrativexl -o window=N` on a model without read-along."
+        ),
+    ] = "1024,4096,16384",
+    option: ExportSettingOption = None,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """NarrativeXL read-along: the book read up to each question, then its options (the true one last)."""
+    settings = tuple(parse_task_options(option or []).items())
+    _export("narrativexl", data, to, out, tokenizer, prefix_lengths, None, overwrite, settings=settings)
+
+
 MuldDataOption = Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/TASK` wrote.")]
 GenerateTargetOption = Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")]
 ModelTokenizerOption = Annotated[

@@ -151,7 +151,7 @@ def card_text(
             "",
             f"The config `{whole[0]}` holds every instance whole, as longread built it (columns `id` and "
             f"`instance`, its JSON record): `longread eval {facts.task} --data THIS/FOLDER` reads it and "
-            "scores exactly what it scores from the built JSONL.",
+            "scores exactly what it scores from the data it was exported from.",
         ]
     lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
     return "\n".join(lines)

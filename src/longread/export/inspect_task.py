@@ -4,7 +4,8 @@
 
 inspect asks the model to answer with a letter and scores the generated letter:
 a different metric from longread's and lm-eval's log-likelihood ranking. The
-choices are shuffled with the build's seed (the exported order puts the gold last).
+choices are shuffled with the build's seed (the exported order puts the gold last). Every other
+field of an item (retention demand, question type …) is the sample's metadata, in inspect's log.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from longread.export.lm_eval_task import task_name, write_jsonl
 
 TASK_FILE = '''"""longread {task} for inspect_ai (exported by longread: {command}).
 
-Tokenizer `{tokenizer}`; prefix lengths {lengths}; choices cut to {suffix} tokens.
+Tokenizer `{tokenizer}`; prefix lengths {lengths}; {suffix}.
 inspect scores the generated letter (multiple_choice + choice), not log-likelihoods.
 """
 
@@ -39,7 +40,7 @@ def record_to_sample(record):
         choices=record["choices"],
         target=chr(ord("A") + record["label"]),
         id=f"{{record['id']}}@{{record['prefix_length']}}",
-        metadata={{"book_id": record["book_id"], "prefix_length": record["prefix_length"]}},
+        metadata={{key: value for key, value in record.items() if key not in ("context", "choices")}},
     )
 
 
@@ -65,7 +66,9 @@ def write_inspect(out: Path, items: dict[int, list[dict[str, Any]]], facts: Expo
         command=facts.export_command,
         tokenizer=facts.tokenizer,
         lengths=repr(tuple(facts.prefix_lengths)),
-        suffix=facts.suffix_tokens,
+        suffix="choices kept whole"
+        if facts.suffix_tokens is None
+        else f"choices cut to {facts.suffix_tokens} tokens",
         seed=seed,
         name=task_name(facts.task),
         first=facts.prefix_lengths[0],

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from longread.benchmarks.narrativexl.exported import INSTANCES_CONFIG, book_record
 from longread.benchmarks.narrativexl.schema import BookSummaries
 from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, SummariesTask, askable
 from longread.errors import BadInputError
@@ -109,6 +110,7 @@ def export_summaries(
         books=len(books),
         seeds=[None],
         mean_metric=True,
+        whole=(INSTANCES_CONFIG, [book_record(book) for book in books]),
         settings=resolved.given,
     )
     for length in result.prefix_lengths:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.io import load_instances
-from longread.benchmarks.narrativexl.load import load_book_summaries
+from longread.benchmarks.narrativexl.load import load_book_summaries, load_reading_books
 from longread.errors import BadInputError, LongreadError
 from longread.export.card import ExportFacts
 from longread.export.chapterbreak import export_chapterbreak
@@ -23,14 +23,22 @@ from longread.export.hf import write_hf
 from longread.export.inspect_task import write_inspect
 from longread.export.items import TaskItems
 from longread.export.lm_eval_task import write_lm_eval
+from longread.export.narrativexl import export_readalong
 from longread.export.narrativexl_summaries import export_summaries
 from longread.export.settings import resolve_settings
 from longread.export.tokenizer import export_tokenizer
 from longread.text.tokenizers import NamedTokenizer
 
 TARGETS = ("hf", "lm-eval", "inspect")
-TASKS = ("chapterbreak", "narrativexl-summaries", "muld/vlsp", "muld/narrativeqa", "muld/hotpotqa")
-"""Tasks this version exports (narrativexl read-along and the other muld/* tasks are not done yet)."""
+TASKS = (
+    "chapterbreak",
+    "narrativexl",
+    "narrativexl-summaries",
+    "muld/vlsp",
+    "muld/narrativeqa",
+    "muld/hotpotqa",
+)
+"""Tasks this version exports (the other muld/* tasks are not done yet)."""
 GENERATE_TARGETS = ("lm-eval",)
 """Targets of the MuLD generation export (hf and inspect are not done yet for it)."""
 RUN_DIR_FILES = ("config.json", "samples.jsonl", "results.json")
@@ -82,7 +90,7 @@ def check_task(task: str) -> None:
     if task not in TASKS:
         raise LongreadError(
             f"cannot export task {task!r}: this version exports {', '.join(TASKS)} "
-            "(narrativexl read-along questions and the other muld/* tasks are not exported yet)"
+            "(the other muld/* tasks are not exported yet)"
         )
 
 
@@ -132,6 +140,11 @@ def _task_items(
     if task.startswith("muld/"):
         return _muld_items(task, data, options), files
     resolved = resolve_settings(task, options.prefix_lengths, options.suffix_tokens, options.settings)
+    if task == "narrativexl":
+        reading = load_reading_books(data)
+        if data.is_dir():
+            files = sorted(path for path in data.rglob("*") if path.is_file())
+        return export_readalong(reading, tokenizer, options.tokenizer, resolved, options.show_progress), files
     if task == "narrativexl-summaries":
         books = load_book_summaries(data)
         if data.is_dir():

@@ -22,6 +22,8 @@ from longread.evaluation.registry import make_task
 
 SUMMARY_PREFIX_LENGTHS = (256, 1024, 4096)
 """Default scene budgets of the NarrativeXL summaries export (tokens of scene + prompt)."""
+READALONG_PREFIX_LENGTHS = (1024, 4096, 16384)
+"""Default prefix lengths of the NarrativeXL read-along export (tokens of the book read so far + prompt)."""
 
 
 @dataclass(frozen=True)
@@ -61,4 +63,6 @@ def resolve_settings(
             chosen,
             given,
         )
+    if task == "narrativexl":
+        return ResolvedSettings(prefix_lengths or READALONG_PREFIX_LENGTHS, None, chosen, given)
     return ResolvedSettings(prefix_lengths or SUMMARY_PREFIX_LENGTHS, None, chosen, given)

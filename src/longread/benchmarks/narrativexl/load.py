@@ -6,11 +6,13 @@ Read-along books (:func:`load_reading_books`) come from
   every option's origin); without that folder, ``questions/*.questions_shortform``;
 - the authors' ``*.questions_shortform`` files: one file, several, or a
   directory of them (the published archive);
-- ``*.json`` ReadingBook files or a directory of them.
+- ``*.json`` ReadingBook files or a directory of them;
+- a ``longread export narrativexl --to hf`` folder (its ``longread_instances`` config).
 
 Scene-summary books (:func:`load_book_summaries`) come from a ``.tagseparated``
 file, a build directory's ``books/*.tagseparated``, a directory of them, or
-BookSummaries ``*.json`` files. Books come back sorted by id; two files with
+BookSummaries ``*.json`` files, or a ``longread export narrativexl-summaries --to hf``
+folder. Books come back sorted by id; two files with
 one book id are an error naming both.
 """
 
@@ -23,8 +25,10 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from longread.benchmarks.narrativexl.exported import load_exported_reading, load_exported_summaries
 from longread.benchmarks.narrativexl.schema import BookSummaries, ReadingBook
 from longread.errors import BadInputError
+from longread.evaluation.exported import is_export
 
 QUESTIONS_SUFFIX = ".questions_shortform"
 TAGSEPARATED_SUFFIX = ".tagseparated"
@@ -115,11 +119,22 @@ def _load(
     return [books[key][1] for key in sorted(books)]
 
 
+def _export_folder(paths: Path | Sequence[Path]) -> Path | None:
+    """The folder when ``paths`` is one ``longread export --to hf`` folder (None otherwise)."""
+    if isinstance(paths, str | Path) and is_export(Path(paths)):
+        return Path(paths)
+    return None
+
+
 def load_reading_books(paths: Path | Sequence[Path]) -> list[ReadingBook]:
-    """Read-along books (scenes and questions) from a build directory, official files or JSON."""
-    books = _load(
-        paths, "readalong", QUESTIONS_SUFFIX, _read_questions_shortform, ReadingBook, lambda b: b.book_id
-    )
+    """Read-along books (scenes, questions) from a build directory, official files, JSON or an hf export."""
+    folder = _export_folder(paths)
+    if folder is not None:
+        books = load_exported_reading(folder)
+    else:
+        books = _load(
+            paths, "readalong", QUESTIONS_SUFFIX, _read_questions_shortform, ReadingBook, lambda b: b.book_id
+        )
     for book in books:
         for question in book.questions:
             if not 0 <= question.when_asked < len(book.scenes):
@@ -133,5 +148,9 @@ def load_reading_books(paths: Path | Sequence[Path]) -> list[ReadingBook]:
 
 
 def load_book_summaries(paths: Path | Sequence[Path]) -> list[BookSummaries]:
-    """Scenes with true and distorted summaries from ``.tagseparated`` files, a build directory or JSON."""
+    """Scenes with true and distorted summaries from ``.tagseparated`` files, a build directory, JSON or
+    an hf export."""
+    folder = _export_folder(paths)
+    if folder is not None:
+        return load_exported_summaries(folder)
     return _load(paths, "books", TAGSEPARATED_SUFFIX, _read_tagseparated, BookSummaries, lambda b: b.book_id)
