@@ -1,4 +1,4 @@
-"""lm-evaluation-harness's greedy generations on the exported MuLD VLSP task are longread's own.
+"""lm-evaluation-harness's greedy generations on the exported MuLD VLSP, HotpotQA and NarrativeQA tasks are longread's own.
 
 Two real theses from the shared corpus, built by `longread build muld/vlsp`; exported for SmolLM2 with a
 512-token window; lm-eval 0.4 (in-process, offline, the SmolLM2 weights longread loaded) generates 16
@@ -38,16 +38,18 @@ def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _lm_eval(folder: Path, model: HFBackend) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _lm_eval(
+    folder: Path, model: HFBackend, name: str = "longread_muld_vlsp"
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
     lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
     manager = TaskManager(include_path=str(folder))
-    output = simple_evaluate(model=lm, tasks=["longread_muld_vlsp"], task_manager=manager, log_samples=True)
+    output = simple_evaluate(model=lm, tasks=[name], task_manager=manager, log_samples=True)
     assert output is not None
-    return output["samples"]["longread_muld_vlsp"], output["results"]["longread_muld_vlsp"]
+    return output["samples"][name], output["results"][name]
 
 
 def test_lm_eval_generates_what_longread_generates(vlsp_data: Path, tmp_path: Path) -> None:
@@ -140,10 +142,11 @@ def qa_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("task", ["muld/hotpotqa", "muld/narrativeqa"])
-def test_qa_tasks_export_and_lm_eval_forms_longreads_prompt(
+def test_qa_tasks_lm_eval_generates_what_longread_generates(
     task: str, qa_data: dict[str, Path], tmp_path: Path
 ) -> None:
-    """Every instance exported; lm-eval loads the task and asks each item's prompt, stopping at a newline."""
+    """Every instance exported with longread's prompt (the retrieved chunks, then the question); lm-eval
+    asks it, stopping at a newline, and its greedy answers and metrics are longread's own."""
     from lm_eval.tasks import TaskManager, get_task_dict
 
     settings = (("chunk_tokens", "128"), ("top_k", "2"), ("answer_tokens", "8"))
@@ -165,6 +168,22 @@ def test_qa_tasks_export_and_lm_eval_forms_longreads_prompt(
     assert [lm_task.doc_to_text(doc) for doc in docs] == [item["prompt"] for item in items]
     assert lm_task.config.generation_kwargs["until"] == ["\n"]
     assert lm_task.config.generation_kwargs["max_gen_toks"] == 8
+
+    model = backend("smollm2")
+    run = tmp_path / "run"
+    ours = HFBackend(model.loaded, spec="smollm2", max_length=WINDOW)
+    run_task(make_task(task, dict(settings)), qa_data[task], ours, run, RunOptions(show_progress=False))
+    rows = {row["id"]: row for row in map(json.loads, (run / "samples.jsonl").read_text().splitlines())}
+    assert {item["id"]: item["document_tokens_kept"] for item in items} == {
+        key: row["document_tokens_read"] for key, row in rows.items()
+    }
+    samples, results = _lm_eval(folder, model, name)
+    theirs = {sample["doc"]["id"]: sample["resps"][0][0].strip() for sample in samples}
+    assert theirs == {key: row["prediction"] for key, row in rows.items()}
+    assert any(row["prediction"] for row in rows.values())
+    overall = json.loads((run / "results.json").read_text())["overall"]["metrics"]
+    for metric in ("rouge_l", "meteor", "token_f1", "bleu1", "bleu4"):
+        assert results[f"{metric},none"] == pytest.approx(overall[metric]["value"], abs=1e-9), metric
 
 
 def test_the_whole_strategy_fills_the_window(vlsp_data: Path, tmp_path: Path) -> None:
