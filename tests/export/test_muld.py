@@ -1,4 +1,5 @@
-"""lm-evaluation-harness's greedy generations on the exported MuLD VLSP, HotpotQA and NarrativeQA tasks are longread's own.
+"""lm-evaluation-harness's greedy generations on the exported MuLD VLSP, HotpotQA and NarrativeQA
+tasks are longread's own.
 
 Two real theses from the shared corpus, built by `longread build muld/vlsp`; exported for SmolLM2 with a
 512-token window; lm-eval 0.4 (in-process, offline, the SmolLM2 weights longread loaded) generates 16
