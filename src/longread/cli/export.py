@@ -149,6 +149,21 @@ def export_readalong_command(
     _export("narrativexl", data, to, out, tokenizer, prefix_lengths, None, overwrite, settings=settings)
 
 
+@export_app.command("muld/style-change")
+def export_style_change_command(
+    data: Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/style-change` wrote.")],
+    to: TargetOption,
+    out: OutOption,
+    tokenizer: ExportTokenizerOption = "gpt2",
+    option: ExportSettingOption = None,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """MuLD style change for a language model: one " yes"/" no" same-author question per paragraph
+    boundary (-o paragraph_tokens=N cuts each paragraph, default 256); PAN F1 pooled over boundaries."""
+    settings = tuple(parse_task_options(option or []).items())
+    _export("muld/style-change", data, to, out, tokenizer, None, None, overwrite, settings=settings)
+
+
 MuldDataOption = Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/TASK` wrote.")]
 GenerateTargetOption = Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")]
 ModelTokenizerOption = Annotated[

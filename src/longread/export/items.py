@@ -51,6 +51,14 @@ class TaskItems:
     counts: dict[int, CutCounts] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     """The task settings given as ``-o KEY=VALUE`` (manifest and card state them)."""
+    lm_eval_metrics: tuple[tuple[str, str], ...] = ()
+    """(metric, aggregation) of a multiple-choice task with its own metrics (empty: ``acc``, and
+    ``acc_mean`` with ``mean_metric``); an aggregation ``!function utils.X`` names a function of
+    ``lm_eval_utils``."""
+    lm_eval_process_results: str | None = None
+    """The ``utils.py`` function that turns one item's log-probs into ``lm_eval_metrics``' values."""
+    lm_eval_utils: str = ""
+    """Python appended to the lm-eval task's ``utils.py`` (the functions the two fields above name)."""
 
 
 def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:

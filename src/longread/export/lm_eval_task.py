@@ -96,15 +96,25 @@ def _q(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _metric_list(facts: ExportFacts) -> tuple[tuple[str, str], ...]:
+    """(metric, aggregation) of a multiple-choice task."""
+    if facts.export.lm_eval_metrics:
+        return facts.export.lm_eval_metrics
+    return (("acc", "mean"), ("acc_mean", "mean")) if facts.export.mean_metric else (("acc", "mean"),)
+
+
 def _metric_names(facts: ExportFacts) -> tuple[str, ...]:
-    return ("acc", "acc_mean") if facts.export.mean_metric else ("acc",)
+    return tuple(name for name, how in _metric_list(facts) if how == "mean")
 
 
 def _metrics(facts: ExportFacts) -> list[str]:
-    lines = ["process_results: !function utils.process_results_mean"] if facts.export.mean_metric else []
+    process = facts.export.lm_eval_process_results
+    if process is None and facts.export.mean_metric:
+        process = "process_results_mean"
+    lines = [f"process_results: !function utils.{process}"] if process else []
     lines.append("metric_list:")
-    for metric in _metric_names(facts):
-        lines += [f"  - metric: {metric}", "    aggregation: mean", "    higher_is_better: true"]
+    for metric, how in _metric_list(facts):
+        lines += [f"  - metric: {metric}", f"    aggregation: {how}", "    higher_is_better: true"]
     return lines
 
 
@@ -214,5 +224,5 @@ def write_lm_eval(out: Path, items: dict[int, list[dict[str, Any]]], facts: Expo
         written += [out / data_file, yaml]
     group = out / f"_{task_name(facts.task)}.yaml"
     group.write_text(_group_yaml(facts), encoding="utf-8")
-    (out / "utils.py").write_text(UTILS, encoding="utf-8")
+    (out / "utils.py").write_text(UTILS + facts.export.lm_eval_utils, encoding="utf-8")
     return [*written, group, out / "utils.py"]

@@ -23,6 +23,8 @@ from longread.export.hf import write_hf
 from longread.export.inspect_task import write_inspect
 from longread.export.items import TaskItems
 from longread.export.lm_eval_task import write_lm_eval
+from longread.export.muld_style import TASK as STYLE_TASK
+from longread.export.muld_style import export_style_change
 from longread.export.narrativexl import export_readalong
 from longread.export.narrativexl_summaries import export_summaries
 from longread.export.settings import resolve_settings
@@ -37,6 +39,7 @@ TASKS = (
     "muld/vlsp",
     "muld/narrativeqa",
     "muld/hotpotqa",
+    "muld/style-change",
 )
 """Tasks this version exports (the other muld/* tasks are not done yet)."""
 GENERATE_TARGETS = ("lm-eval",)
@@ -137,6 +140,8 @@ def _task_items(
 ) -> tuple[TaskItems, list[Path]]:
     """The task's items and the files they were read from."""
     files = data_files(data)
+    if task == STYLE_TASK:
+        return export_style_change(data, tokenizer, options.tokenizer, dict(options.settings)), files
     if task.startswith("muld/"):
         return _muld_items(task, data, options), files
     resolved = resolve_settings(task, options.prefix_lengths, options.suffix_tokens, options.settings)
@@ -193,7 +198,7 @@ def export_task(
 ) -> ExportReport:
     check_task(task)
     check_target(target)
-    if task.startswith("muld/") and target not in GENERATE_TARGETS:
+    if task.startswith("muld/") and task != STYLE_TASK and target not in GENERATE_TARGETS:
         raise LongreadError(f"{task} is exported to {', '.join(GENERATE_TARGETS)} only in this version")
     prepare_out(out, options.overwrite)
     tokenizer = export_tokenizer(options.tokenizer)
