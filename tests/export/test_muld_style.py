@@ -161,3 +161,19 @@ def test_hf_and_inspect_hold_the_same_items(
     for sample, item in zip(samples, items, strict=True):
         assert sample.input == item["context"] and sample.choices is not None
         assert sample.choices[ord(str(sample.target)) - ord("A")] == item["choices"][item["label"]]
+
+
+def test_the_command_exports_and_says_what_it_cut(style_data: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from longread.cli.app import app
+
+    out = tmp_path / "out"
+    command = ["export", "muld/style-change", "--data", str(style_data), "--to", "lm-eval", "--out", str(out)]
+    result = CliRunner().invoke(app, [*command, "--tokenizer", "smollm2", "-o", "paragraph_tokens=48"])
+    assert result.exit_code == 0, result.output
+    items = _items(out)
+    cut = sum(max(item["paragraph_tokens_original"]) > BUDGET for item in items)
+    assert f"{len(items)} items" in result.output and f"{cut} contexts cut" in result.output, result.output
+    refused = CliRunner().invoke(app, [*command, "--overwrite", "-o", "paragraph_tokens=0"])
+    assert refused.exit_code != 0 and "give a whole number of tokens, at least 1" in refused.output
