@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -52,4 +53,64 @@ def narrativexl_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
         book_id=book.book_id, scenes=tuple(scene.text for scene in book.scenes), questions=drawn.questions
     )
     (out / "readalong" / "84.json").write_text(reading.model_dump_json(), encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="session")
+def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MuLD VLSP built from two real theses of the shared corpus."""
+    from longread.benchmarks.muld.builders.vlsp import build_vlsp
+    from tests.benchmarks.muld.tasks.test_tasks import THESES
+    from tests.helpers import copy_theses
+
+    root = tmp_path_factory.mktemp("vlsp")
+    out = root / "vlsp.jsonl"
+    build_vlsp([copy_theses(root / "src", THESES)], out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def qa_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """MuLD HotpotQA and NarrativeQA built from the samples in the sources' published formats."""
+    from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
+    from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa, split_path
+    from longread.benchmarks.muld.builders.report import LengthFilter
+    from tests.benchmarks.muld.builders.test_hotpotqa import QUESTIONS, write_page_pool
+    from tests.benchmarks.muld.builders.test_narrativeqa import make_checkout
+
+    root = tmp_path_factory.mktemp("qa")
+    hotpot = root / "hotpotqa.jsonl.bz2"
+    build_hotpotqa(QUESTIONS, write_page_pool(root / "pages.jsonl"), hotpot, seed=7,
+                   length_filter=LengthFilter(min_tokens=7_500))  # fmt: skip
+    narrative = root / "narrativeqa.jsonl.bz2"
+    build_narrativeqa(make_checkout(root / "nqa"), narrative)
+    test_split = split_path(narrative, "test")
+    return {
+        "muld/hotpotqa": hotpot,
+        "muld/narrativeqa": test_split if test_split.exists() else split_path(narrative, "train"),
+    }
+
+
+@pytest.fixture(scope="session")
+def style_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three MuLD style-change test documents drawn from Gutenberg novels of the shared corpus."""
+    from longread.benchmarks.muld.builders.report import LengthFilter
+    from longread.benchmarks.muld.builders.style_change import build_style_change
+    from longread.benchmarks.muld.records import read_records
+    from tests.benchmarks.muld.builders.test_style_change import BOOKS
+    from tests.helpers import gutenberg_book
+
+    root = tmp_path_factory.mktemp("style")
+    build_style_change(
+        [gutenberg_book(n) for n in BOOKS],
+        root / "sc",
+        length_filter=LengthFilter(min_tokens=500),
+        seed=1,
+        documents={"train": 1, "validation": 1, "test": 3},
+        test_fraction=0.25,
+    )
+    (test_file,) = (root / "sc").glob("*test*")
+    out = root / "style_change_test.jsonl"
+    records = read_records(test_file).records
+    out.write_text("".join(json.dumps(record.as_json(), ensure_ascii=False) + "\n" for _, record in records))
     return out

@@ -20,23 +20,12 @@ from longread.evaluation import RunOptions, make_task, run_task
 from longread.export import ExportOptions, export_task
 from longread.export.muld import export_muld
 from longread.models.hf.backend import HFBackend
-from tests.benchmarks.muld.tasks.test_tasks import THESES
-from tests.helpers import copy_theses, needs_shared
+from tests.helpers import needs_shared
 from tests.models_fixtures import backend
 
 pytestmark = [needs_shared, pytest.mark.slow]
 WINDOW = 512
 SETTINGS = (("mode", "first"), ("summary_tokens", "16"))
-
-
-@pytest.fixture(scope="module")
-def vlsp_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from longread.benchmarks.muld.builders.vlsp import build_vlsp
-
-    root = tmp_path_factory.mktemp("vlsp")
-    out = root / "vlsp.jsonl"
-    build_vlsp([copy_theses(root / "src", THESES)], out)
-    return out
 
 
 def _lm_eval(
@@ -118,28 +107,6 @@ def test_the_command_takes_the_window_and_task_settings(vlsp_data: Path, tmp_pat
     assert "  max_gen_toks: 8\n" in yaml and "output_type: generate_until" in yaml
     items = [json.loads(line) for line in (out / "data/longread_muld_vlsp.jsonl").read_text().splitlines()]
     assert [item["document_tokens_kept"] for item in items] == [100, 100]
-
-
-@pytest.fixture(scope="module")
-def qa_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """MuLD HotpotQA and NarrativeQA built from the samples in the sources' published formats."""
-    from longread.benchmarks.muld.builders.hotpotqa import build_hotpotqa
-    from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa, split_path
-    from longread.benchmarks.muld.builders.report import LengthFilter
-    from tests.benchmarks.muld.builders.test_hotpotqa import QUESTIONS, write_page_pool
-    from tests.benchmarks.muld.builders.test_narrativeqa import make_checkout
-
-    root = tmp_path_factory.mktemp("qa")
-    hotpot = root / "hotpotqa.jsonl.bz2"
-    build_hotpotqa(QUESTIONS, write_page_pool(root / "pages.jsonl"), hotpot, seed=7,
-                   length_filter=LengthFilter(min_tokens=7_500))  # fmt: skip
-    narrative = root / "narrativeqa.jsonl.bz2"
-    build_narrativeqa(make_checkout(root / "nqa"), narrative)
-    test_split = split_path(narrative, "test")
-    return {
-        "muld/hotpotqa": hotpot,
-        "muld/narrativeqa": test_split if test_split.exists() else split_path(narrative, "train"),
-    }
 
 
 @pytest.mark.parametrize("task", ["muld/hotpotqa", "muld/narrativeqa"])

@@ -15,41 +15,19 @@ from typing import Any
 
 import pytest
 
-from longread.benchmarks.muld.builders.report import LengthFilter
-from longread.benchmarks.muld.builders.style_change import build_style_change
-from longread.benchmarks.muld.records import read_records
 from longread.benchmarks.muld.tasks.style import paragraphs_of, truth_of
 from longread.errors import LongreadError
 from longread.evaluation import make_task
 from longread.export import ExportOptions, export_task
 from longread.metrics.style_change import is_multi_author, style_change_f1
 from longread.models.requests import LoglikelihoodRequest
-from tests.benchmarks.muld.builders.test_style_change import BOOKS
-from tests.helpers import gutenberg_book, needs_shared
+from tests.helpers import needs_shared
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
 pytestmark = [needs_shared, pytest.mark.slow]
 BUDGET = 48
 NAME = "longread_muld_style_change"
-
-
-@pytest.fixture(scope="module")
-def style_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("style")
-    build_style_change(
-        [gutenberg_book(n) for n in BOOKS],
-        root / "sc",
-        length_filter=LengthFilter(min_tokens=500),
-        seed=1,
-        documents={"train": 1, "validation": 1, "test": 3},
-        test_fraction=0.25,
-    )
-    (test_file,) = (root / "sc").glob("*test*")
-    out = root / "style_change_test.jsonl"
-    records = read_records(test_file).records
-    out.write_text("".join(json.dumps(record.as_json(), ensure_ascii=False) + "\n" for _, record in records))
-    return out
 
 
 def _items(folder: Path) -> list[dict[str, Any]]:

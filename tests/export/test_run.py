@@ -37,8 +37,8 @@ def test_a_run_directory_is_refused_with_what_to_export(chapterbreak_data: Path,
 def test_unknown_task_and_target(chapterbreak_data: Path, tmp_path: Path) -> None:
     with pytest.raises(LongreadError, match="cannot export task 'muld/opensubtitles'"):
         export_task("muld/opensubtitles", chapterbreak_data, "hf", tmp_path / "out", OPTIONS)
-    with pytest.raises(LongreadError, match="muld/vlsp is exported to lm-eval only"):
-        export_task("muld/vlsp", chapterbreak_data, "hf", tmp_path / "out", OPTIONS)
+    with pytest.raises(LongreadError, match="unknown export target 'parquet'"):
+        export_task("muld/vlsp", chapterbreak_data, "parquet", tmp_path / "out", OPTIONS)
     with pytest.raises(LongreadError, match="needs --max-length"):
         export_task("muld/vlsp", chapterbreak_data, "lm-eval", tmp_path / "out", OPTIONS)
     with pytest.raises(LongreadError, match="unknown export target 'csv' — use one of hf, lm-eval, inspect"):

@@ -165,7 +165,14 @@ def export_style_change_command(
 
 
 MuldDataOption = Annotated[Path, typer.Option("--data", help="The JSONL `longread build muld/TASK` wrote.")]
-GenerateTargetOption = Annotated[str, typer.Option("--to", help="lm-eval (a generate_until task folder).")]
+GenerateTargetOption = Annotated[
+    str,
+    typer.Option(
+        "--to",
+        help="hf (datasets folder, read back by `longread eval`), lm-eval (a generate_until task) or inspect "
+        "(a generate() task; a vLLM server must take the request's chat template).",
+    ),
+]
 ModelTokenizerOption = Annotated[
     str, typer.Option(help="The evaluated model's tokenizer: smollm2, gemma3 or hf:FOLDER.")
 ]
@@ -181,7 +188,7 @@ def export_muld(
     option: TaskSettingOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
-    """Export one MuLD task as an lm-eval ``generate_until`` folder (the command of a row of
+    """Export one MuLD generation task to hf, lm-eval or inspect (the command of a row of
     :data:`MULD_EXPORTS`, with ``task`` bound)."""
     settings = tuple(parse_task_options(option or []).items())
     _export(task, data, to, out, tokenizer, "1", None, overwrite, max_length, settings)

@@ -78,14 +78,14 @@ class ExportFacts:
         }
 
 
-def _yaml_header(configs: Sequence[tuple[str, str]], split: str) -> list[str]:
+def _yaml_header(configs: Sequence[tuple[str, str]], split: str, category: str) -> list[str]:
     lines = [
         "---",
         "license: other",
         "language:",
         "- en",
         "task_categories:",
-        "- multiple-choice",
+        f"- {category}",
         "configs:",
     ]
     for index, (name, path) in enumerate(configs):
@@ -102,14 +102,11 @@ def card_text(
     whole: tuple[str, str] | None = None,
 ) -> str:
     """The card; ``whole`` (config, path) names the config holding the instances as longread built them."""
-    lines = _yaml_header([*configs, *([whole] if whole else [])], split)
+    generate = facts.export.output_type == "generate_until"
+    category = "text-generation" if generate else "multiple-choice"
+    lines = _yaml_header([*configs, *([whole] if whole else [])], split, category)
+    lines += [f"# longread {facts.task}", "", _intro(facts), ""]
     lines += [
-        f"# longread {facts.task}",
-        "",
-        f"Exported by longread from {facts.export.books} book(s) ({_collections(facts)}). Every token count "
-        f"is in the `{facts.tokenizer}` tokenizer: the context is cut from the left to the config's prefix "
-        f"length, {_choices_cut(facts)}, at points whose text re-tokenises to exactly that many tokens.",
-        "",
         "```python",
         "import datasets",
         f'ds = datasets.load_dataset("PATH/TO/THIS/FOLDER", "{configs[0][0]}")["{split}"]',
@@ -134,6 +131,47 @@ def card_text(
         "",
         "## Counts per config (split `" + split + "`)",
         "",
+        *_counts_table(facts, configs, generate),
+    ]
+    lines += ["", "## Features", ""]
+    lines += [f"- `{name}`: {text}" for name, text in facts.export.features.items()]
+    if whole:
+        lines += [
+            "",
+            f"The config `{whole[0]}` holds every instance whole, as longread read it (one JSON record per "
+            f"row): `longread eval {facts.task} --data THIS/FOLDER` reads it and "
+            "scores exactly what it scores from the data it was exported from.",
+        ]
+    lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
+    return "\n".join(lines)
+
+
+def _intro(facts: ExportFacts) -> str:
+    generate = facts.export.output_type == "generate_until"
+    what = "document(s)" if generate or facts.task.startswith("muld/") else "book(s)"
+    source = f"Exported by longread from {facts.export.books} {what} ({_collections(facts)})."
+    if generate:
+        return (
+            f"{source} One prompt per instance, fitted to a model window of the config's length in the "
+            f"`{facts.tokenizer}` tokenizer exactly as longread fits it (the document cut, the instruction "
+            "whole), with the generation budget and stop strings longread uses; `prompt_exact` says whether "
+            "the prompt's text re-tokenises to exactly longread's ids."
+        )
+    return (
+        f"{source} Every token count is in the `{facts.tokenizer}` tokenizer: the context is cut from the "
+        f"left to the config's prefix length, {_choices_cut(facts)}, at points whose text re-tokenises to "
+        "exactly that many tokens."
+    )
+
+
+def _counts_table(facts: ExportFacts, configs: Sequence[tuple[str, str]], generate: bool) -> list[str]:
+    if generate:
+        lines = ["| config | items | documents cut to fit | prompts not exact |", "|---|---|---|---|"]
+        for (name, _), length in zip(configs, facts.prefix_lengths, strict=True):
+            c = facts.counts[length]
+            lines.append(f"| {name} | {c['items']} | {c['context_cut']} | {c['context_inexact']} |")
+        return lines
+    lines = [
         "| config | items | contexts cut | short prefixes (kept whole) | contexts not exact | "
         "choices cut | choices not exact |",
         "|---|---|---|---|---|---|---|",
@@ -144,17 +182,7 @@ def card_text(
             f"| {name} | {c['items']} | {c['context_cut']} | {c['short_prefix']} | {c['context_inexact']} "
             f"| {c['candidates_cut']} | {c['candidates_inexact']} |"
         )
-    lines += ["", "## Features", ""]
-    lines += [f"- `{name}`: {text}" for name, text in facts.export.features.items()]
-    if whole:
-        lines += [
-            "",
-            f"The config `{whole[0]}` holds every instance whole, as longread built it (columns `id` and "
-            f"`instance`, its JSON record): `longread eval {facts.task} --data THIS/FOLDER` reads it and "
-            "scores exactly what it scores from the data it was exported from.",
-        ]
-    lines += ["", "## Citation", "", "```bibtex", facts.export.citation, "```", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def _collections(facts: ExportFacts) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.export.card import ExportFacts
+from longread.export.inspect_generate import write_inspect_generate
 from longread.export.lm_eval_task import task_name, write_jsonl
 
 TASK_FILE = '''"""longread {task} for inspect_ai (exported by longread: {command}).
@@ -55,6 +56,8 @@ def {name}(prefix_length: int = {first}):
 
 
 def write_inspect(out: Path, items: dict[int, list[dict[str, Any]]], facts: ExportFacts) -> list[Path]:
+    if facts.export.output_type == "generate_until":
+        return write_inspect_generate(out, items, facts)
     written = []
     for length, rows in items.items():
         data = out / "data" / f"{task_name(facts.task, length)}.jsonl"

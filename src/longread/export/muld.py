@@ -1,18 +1,21 @@
-"""MuLD generation tasks as lm-eval ``generate_until`` items: the prompt exactly as longread forms it.
+"""MuLD generation tasks as harness items: the prompt exactly as longread forms it.
 
 longread fits a :class:`~longread.models.requests.DocumentPrompt` to the model's window token by
 token (the document cut, the instruction never; :func:`longread.models.prompt_fit.fit_document_prompt`).
 A harness reads text, so the export fits the prompt the same way in the evaluated model's own
 tokenizer and window (``--tokenizer``, ``--max-length``), decodes the kept document and stores the
 prompt text per item, checking it re-tokenises to exactly longread's ids (``prompt_exact``; the items
-where it does not are counted). longread renders a document prompt as plain text (no chat template),
-so the lm-eval task must be run without ``--apply_chat_template``.
+where it does not are counted). longread renders a document prompt as plain text (no chat template):
+the lm-eval task must be run without ``--apply_chat_template``, the inspect task asks the server for a
+verbatim template (:mod:`longread.export.inspect_generate`). The hf export also holds every record as
+read (``longread_instances``), so ``longread eval muld/TASK --data DIR`` reads the folder back.
 
 Only tasks that make one generation per instance are exported: MuLD NarrativeQA and HotpotQA (the
 document or its retrieved chunks, then the question; stopped at a newline) and VLSP, whose default
 ``sections`` baseline makes one generation per section, so VLSP is exported with ``mode=first`` (the
-paper's first tokens → abstract). OpenSubtitles (one generation per chunk), character archetype (its
-own classification metrics) and style change (pair scores) are not exported.
+paper's first tokens → abstract). Style change is exported as multiple choice
+(:mod:`longread.export.muld_style`); OpenSubtitles (one generation per chunk) and character archetype
+(its own classification metrics) are not exported yet.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from longread.benchmarks.muld.exported import INSTANCES_CONFIG, record_row
+from longread.benchmarks.muld.records import RecordProblem
+from longread.benchmarks.muld.tasks.common import raw_records
+from longread.benchmarks.muld.tasks.inputs import to_instance
 from longread.errors import BadInputError, LongreadError
 from longread.evaluation.registry import make_task
 from longread.export.items import CutCounts, TaskItems
@@ -51,6 +58,21 @@ FEATURES = {
 }
 DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}}
 """Settings an export needs where the task's defaults make several generations per instance."""
+
+
+def instance_rows(task: Any, data: Path, instances: Sequence[Any]) -> list[dict[str, Any]]:
+    """The records the instances were read from, as the hf export's ``longread_instances`` rows (so that
+    ``longread eval TASK --data DIR`` reads the same instances back), in the instances' order."""
+    wanted = {instance.id for instance in instances}
+    found: dict[str, dict[str, Any]] = {}
+    for path, line, record, _ in raw_records(data, task.name):
+        if isinstance(record, RecordProblem):
+            continue
+        parsed = to_instance(task.muld_task, record, path, line)
+        if isinstance(parsed, RecordProblem) or parsed.id not in wanted or parsed.id in found:
+            continue
+        found[parsed.id] = record_row(parsed.id, str(path), line, record)
+    return [found[instance.id] for instance in instances]
 
 
 def _single_request(task: Any, sample: Any) -> GenerateRequest:
@@ -126,7 +148,8 @@ def export_muld(
                 "tokenizer": tokenizer_name,
             }
         )
-    return _task_items(task_name, tokenizer_name, max_length, chosen, rows, counts, instances)
+    whole = instance_rows(task, data, instances)
+    return _task_items(task_name, tokenizer_name, max_length, chosen, rows, counts, instances, whole)
 
 
 def _stops(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -147,6 +170,7 @@ def _task_items(
     rows: list[dict[str, Any]],
     counts: CutCounts,
     instances: Sequence[Any],
+    whole: list[dict[str, Any]],
 ) -> TaskItems:
     options = " ".join(f"-o {key}={value}" for key, value in sorted(settings.items()))
     return TaskItems(
@@ -164,6 +188,7 @@ def _task_items(
         books=len(instances),
         seeds=[None],
         output_type="generate_until",
+        whole=(INSTANCES_CONFIG, whole),
         items={max_length: rows},
         counts={max_length: counts},
         settings=dict(settings),

@@ -23,12 +23,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.benchmarks.muld.tasks.style import paragraphs_of, truth_of
 from longread.errors import BadInputError, LongreadError
 from longread.evaluation.registry import make_task
 from longread.export.cuts import Cut, cut_context, cut_continuation
 from longread.export.items import CutCounts, TaskItems, cut_fields
-from longread.export.muld import CITATION
+from longread.export.muld import CITATION, instance_rows
 from longread.text.tokenizers import NamedTokenizer
 
 TASK = "muld/style-change"
@@ -170,6 +171,7 @@ def export_style_change(
         books=len(instances),
         seeds=[None],
         items={budget: rows},
+        whole=(INSTANCES_CONFIG, instance_rows(task, data, instances)),
         counts={budget: counts},
         settings=dict(settings),
         lm_eval_utils=UTILS_STYLE,

@@ -16,18 +16,21 @@ of this benchmark. Every row records the model's ``prediction`` and the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
+from longread.benchmarks.muld.exported import INSTANCES_PATH, load_exported_records
 from longread.benchmarks.muld.names import LENGTH_TOKENIZER, full_name
-from longread.benchmarks.muld.records import RecordProblem, read_records
+from longread.benchmarks.muld.records import MuldRecord, RecordProblem, read_records
 from longread.benchmarks.muld.tasks.inputs import MuldInstance, to_instance
 from longread.errors import BadInputError
+from longread.evaluation.exported import is_export
 from longread.evaluation.task import Sample, SampleRow, TaskSettings, XAxis
 from longread.models.requests import DocumentPrompt
 from longread.text.tokenizers import NamedTokenizer, load_tokenizer
@@ -109,33 +112,36 @@ class MuldTaskBase:
     # -- data ----------------------------------------------------------------------------
 
     def load(self, data: Path) -> list[MuldInstance]:
-        """Every readable record of ``data`` (a file, or a directory of ``*.jsonl``/``*.jsonl.bz2``)."""
-        files = _data_files(data)
+        """Every readable record of ``data``: a file, a directory of ``*.jsonl``/``*.jsonl.bz2``, or a
+        ``longread export muld/TASK --to hf`` folder (its records as they were read)."""
         instances: list[MuldInstance] = []
         seen: dict[str, str] = {}
-        for path in files:
-            table = read_records(path)
-            self._problems.extend(table.problems)
-            for line, record in table.records:
-                parsed = to_instance(self.muld_task, record, path, line)
-                if isinstance(parsed, RecordProblem):
-                    self._problems.append(parsed)
-                    continue
-                where = f"{path}:{line}"
-                if parsed.id in seen:
-                    self._problems.append(
-                        RecordProblem(
-                            str(path),
-                            line,
-                            f"id {parsed.id!r} already used at {seen[parsed.id]}",
-                            "ids are unique",
-                        )
+        self._files = [str(path) for path in data_paths(Path(data))]
+        for path, line, record, where in raw_records(Path(data), full_name(self.muld_task)):
+            parsed = (
+                record
+                if isinstance(record, RecordProblem)
+                else to_instance(self.muld_task, record, path, line)
+            )
+            if isinstance(parsed, RecordProblem):
+                self._problems.append(parsed)
+                continue
+            if where is not None:
+                parsed = dataclasses.replace(parsed, source=where)
+            place = where or f"{path}:{line}"
+            if parsed.id in seen:
+                self._problems.append(
+                    RecordProblem(
+                        parsed.source,
+                        line,
+                        f"id {parsed.id!r} already used at {seen[parsed.id]}",
+                        "ids are unique",
                     )
-                    continue
-                seen[parsed.id] = where
-                self._split_rules[parsed.split_rule] = self._split_rules.get(parsed.split_rule, 0) + 1
-                instances.append(parsed)
-        self._files = [str(path) for path in files]
+                )
+                continue
+            seen[parsed.id] = place
+            self._split_rules[parsed.split_rule] = self._split_rules.get(parsed.split_rule, 0) + 1
+            instances.append(parsed)
         return instances
 
     def input_problems(self) -> list[str]:
@@ -209,6 +215,26 @@ class MuldTaskBase:
                 f"{rule} {count}" for rule, count in sorted(self._split_rules.items())
             )
         return notes
+
+
+def data_paths(data: Path) -> list[Path]:
+    """What ``data`` names: an hf export folder, or the MuLD files of a file or folder."""
+    return [data] if is_export(data) else _data_files(data)
+
+
+def raw_records(data: Path, task: str) -> Iterator[tuple[Path, int, MuldRecord | RecordProblem, str | None]]:
+    """(file, line, the record or its problem, the export row it came from or None) in data order: the
+    lines of a MuLD file or folder, or the rows of a ``longread export TASK --to hf`` folder."""
+    if is_export(data):
+        for number, (source, line, record) in enumerate(load_exported_records(data, task), start=1):
+            yield source, line, record, f"{data / INSTANCES_PATH} (row {number}, from {source})"
+        return
+    for path in _data_files(data):
+        table = read_records(path)
+        for problem in table.problems:
+            yield path, problem.line, problem, None
+        for line, record in table.records:
+            yield path, line, record, None
 
 
 def _data_files(data: Path) -> list[Path]:
