@@ -114,3 +114,16 @@ def style_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     records = read_records(test_file).records
     out.write_text("".join(json.dumps(record.as_json(), ensure_ascii=False) + "\n" for _, record in records))
     return out
+
+
+@pytest.fixture(scope="session")
+def archetype_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MuLD character archetype built from scripts and labels in their published formats."""
+    from longread.benchmarks.muld.builders.archetype import build_archetype
+    from tests.benchmarks.muld.builders.test_archetype import make_sources
+
+    root = tmp_path_factory.mktemp("archetype")
+    scripts, labels = make_sources(root / "sources")
+    out = root / "character_id.jsonl"
+    build_archetype(scripts, labels, out)
+    return out

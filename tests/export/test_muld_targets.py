@@ -27,6 +27,7 @@ pytestmark = needs_shared
 WINDOW = 512
 VLSP = (("mode", "first"), ("summary_tokens", "16"))
 QA = (("chunk_tokens", "128"), ("top_k", "2"), ("answer_tokens", "8"))
+ARCHETYPE = (("chunk_tokens", "128"),)
 QUIET = RunOptions(show_progress=False)
 VLSP_OPTIONS = ExportOptions("smollm2", max_length=WINDOW, settings=VLSP)
 
@@ -77,12 +78,27 @@ def test_vlsp_hf_folder_reads_offline_states_itself_and_is_byte_stable(
         assert path.read_bytes() == (again / path.relative_to(folder)).read_bytes(), path
 
 
-@pytest.mark.parametrize("task", ["muld/vlsp", "muld/hotpotqa", "muld/narrativeqa", "muld/style-change"])
+TASKS = ["muld/vlsp", "muld/hotpotqa", "muld/narrativeqa", "muld/style-change", "muld/character-archetype"]
+
+
+@pytest.mark.parametrize("task", TASKS)
 def test_eval_reads_the_hf_folder_back_to_the_same_rows(
-    task: str, vlsp_data: Path, qa_data: dict[str, Path], style_data: Path, tmp_path: Path
+    task: str,
+    vlsp_data: Path,
+    qa_data: dict[str, Path],
+    style_data: Path,
+    archetype_data: Path,
+    tmp_path: Path,
 ) -> None:
-    data = {"muld/vlsp": vlsp_data, "muld/style-change": style_data, **qa_data}[task]
-    settings = {"muld/vlsp": VLSP, "muld/style-change": ()}.get(task, QA)
+    data = {
+        "muld/vlsp": vlsp_data,
+        "muld/style-change": style_data,
+        "muld/character-archetype": archetype_data,
+        **qa_data,
+    }[task]
+    settings = {"muld/vlsp": VLSP, "muld/style-change": (), "muld/character-archetype": ARCHETYPE}.get(
+        task, QA
+    )
     export = (("paragraph_tokens", "32"),) if task == "muld/style-change" else settings
     folder = tmp_path / "hf"
     export_task(task, data, "hf", folder, ExportOptions("smollm2", max_length=WINDOW, settings=export))

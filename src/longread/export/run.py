@@ -23,6 +23,8 @@ from longread.export.hf import write_hf
 from longread.export.inspect_task import write_inspect
 from longread.export.items import TaskItems
 from longread.export.lm_eval_task import write_lm_eval
+from longread.export.muld_archetype import TASK as ARCHETYPE_TASK
+from longread.export.muld_archetype import export_archetype
 from longread.export.muld_style import TASK as STYLE_TASK
 from longread.export.muld_style import export_style_change
 from longread.export.narrativexl import export_readalong
@@ -40,8 +42,9 @@ TASKS = (
     "muld/narrativeqa",
     "muld/hotpotqa",
     "muld/style-change",
+    "muld/character-archetype",
 )
-"""Tasks this version exports (muld/opensubtitles and muld/character-archetype are not done yet)."""
+"""Tasks this version exports (muld/opensubtitles is not done yet)."""
 RUN_DIR_FILES = ("config.json", "samples.jsonl", "results.json")
 Writer = Callable[[Path, dict[int, list[dict[str, Any]]], ExportFacts], list[Path]]
 WRITERS: dict[str, Writer] = {"hf": write_hf, "lm-eval": write_lm_eval, "inspect": write_inspect}
@@ -91,7 +94,7 @@ def check_task(task: str) -> None:
     if task not in TASKS:
         raise LongreadError(
             f"cannot export task {task!r}: this version exports {', '.join(TASKS)} "
-            "(muld/opensubtitles and muld/character-archetype are not exported yet)"
+            "(muld/opensubtitles is not exported yet)"
         )
 
 
@@ -188,6 +191,11 @@ def _muld_items(task: str, data: Path, options: ExportOptions) -> TaskItems:
         )
     folder = Path(name.removeprefix("hf:")) if name.startswith("hf:") else model_folder(name)
     encoder = HFTokenEncoder(AutoTokenizer.from_pretrained(folder, local_files_only=True))
+    if task == ARCHETYPE_TASK:
+        has_start = encoder.start_token_id is not None
+        tokenizer = export_tokenizer(name)
+        settings = dict(options.settings)
+        return export_archetype(data, tokenizer, name, options.max_length, has_start, settings)
     return export_muld(task, data, encoder, name, options.max_length, dict(options.settings))
 
 
