@@ -127,3 +127,15 @@ def archetype_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "character_id.jsonl"
     build_archetype(scripts, labels, out)
     return out
+
+
+@pytest.fixture(scope="session")
+def subtitles_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One MuLD OpenSubtitles film built from an alignment and raw subtitles in their published formats."""
+    from longread.benchmarks.muld.builders.opensubtitles import build_opensubtitles
+    from longread.benchmarks.muld.builders.report import LengthFilter
+    from tests.benchmarks.muld.builders.test_opensubtitles import ALIGNMENT, RAW
+
+    out = tmp_path_factory.mktemp("subtitles") / "opensubtitles.jsonl"
+    build_opensubtitles(ALIGNMENT, RAW, out, length_filter=LengthFilter(min_tokens=20))
+    return out

@@ -170,3 +170,35 @@ def test_the_whole_strategy_fills_the_window(vlsp_data: Path, tmp_path: Path) ->
     # text is tokenised whole: no text gives longread's ids there, and the item says so (counted, not hidden).
     assert items[1]["prompt"].endswith("\n\n\nAbstract:")
     assert [item["prompt_exact"] for item in items] == [True, False]
+
+
+def test_opensubtitles_whole_film_lm_eval_translates_what_longread_translates(
+    subtitles_data: Path, tmp_path: Path
+) -> None:
+    """The film's subtitles fitted to an 80-token window less 16 for the translation (strategy=whole, the
+    export's default), stopped at "\\n\\nEnglish:": lm-eval's greedy translation and its metrics are
+    longread's; the chunk-by-chunk baseline is refused with the setting to use."""
+    window, settings = 80, (("whole_output_tokens", "16"),)
+    folder = tmp_path / "lm-eval"
+    options = ExportOptions("smollm2", max_length=window, settings=settings)
+    export_task("muld/opensubtitles", subtitles_data, "lm-eval", folder, options)
+    name = "longread_muld_opensubtitles"
+    (item,) = [json.loads(line) for line in (folder / f"data/{name}.jsonl").read_text().splitlines()]
+    assert item["prompt_exact"] and item["prompt"].endswith("\n\nGerman:\n") and item["max_new_tokens"] == 16
+    assert item["stop"] == ["\n\nEnglish:"]
+
+    model = backend("smollm2")
+    run = tmp_path / "run"
+    ours = HFBackend(model.loaded, spec="smollm2", max_length=window)
+    task = make_task("muld/opensubtitles", {"strategy": "whole", **dict(settings)})
+    run_task(task, subtitles_data, ours, run, RunOptions(show_progress=False))
+    (row,) = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    assert row["document_tokens_cut"] > 0 and row["prediction"]
+    samples, results = _lm_eval(folder, model, name)
+    assert [sample["resps"][0][0].strip() for sample in samples] == [row["prediction"]]
+    overall = json.loads((run / "results.json").read_text())["overall"]["metrics"]
+    for metric in ("rouge_l", "meteor", "token_f1", "bleu1", "bleu4"):
+        assert results[f"{metric},none"] == pytest.approx(overall[metric]["value"], abs=1e-9), metric
+    with pytest.raises(LongreadError, match="-o strategy=whole, the default of the export"):
+        chunked = ExportOptions("smollm2", max_length=window, settings=(("strategy", "chunks"),))
+        export_task("muld/opensubtitles", subtitles_data, "lm-eval", tmp_path / "chunks", chunked)

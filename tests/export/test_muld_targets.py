@@ -78,7 +78,14 @@ def test_vlsp_hf_folder_reads_offline_states_itself_and_is_byte_stable(
         assert path.read_bytes() == (again / path.relative_to(folder)).read_bytes(), path
 
 
-TASKS = ["muld/vlsp", "muld/hotpotqa", "muld/narrativeqa", "muld/style-change", "muld/character-archetype"]
+TASKS = [
+    "muld/vlsp",
+    "muld/hotpotqa",
+    "muld/narrativeqa",
+    "muld/style-change",
+    "muld/character-archetype",
+    "muld/opensubtitles",
+]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -88,17 +95,23 @@ def test_eval_reads_the_hf_folder_back_to_the_same_rows(
     qa_data: dict[str, Path],
     style_data: Path,
     archetype_data: Path,
+    subtitles_data: Path,
     tmp_path: Path,
 ) -> None:
     data = {
         "muld/vlsp": vlsp_data,
         "muld/style-change": style_data,
         "muld/character-archetype": archetype_data,
+        "muld/opensubtitles": subtitles_data,
         **qa_data,
     }[task]
-    settings = {"muld/vlsp": VLSP, "muld/style-change": (), "muld/character-archetype": ARCHETYPE}.get(
-        task, QA
-    )
+    named = {
+        "muld/vlsp": VLSP,
+        "muld/style-change": (),
+        "muld/character-archetype": ARCHETYPE,
+        "muld/opensubtitles": (("strategy", "whole"), ("whole_output_tokens", "16")),
+    }
+    settings = named.get(task, QA)
     export = (("paragraph_tokens", "32"),) if task == "muld/style-change" else settings
     folder = tmp_path / "hf"
     export_task(task, data, "hf", folder, ExportOptions("smollm2", max_length=WINDOW, settings=export))

@@ -35,8 +35,8 @@ def test_a_run_directory_is_refused_with_what_to_export(chapterbreak_data: Path,
 
 
 def test_unknown_task_and_target(chapterbreak_data: Path, tmp_path: Path) -> None:
-    with pytest.raises(LongreadError, match="cannot export task 'muld/opensubtitles'"):
-        export_task("muld/opensubtitles", chapterbreak_data, "hf", tmp_path / "out", OPTIONS)
+    with pytest.raises(LongreadError, match="cannot export task 'muld/summaries'"):
+        export_task("muld/summaries", chapterbreak_data, "hf", tmp_path / "out", OPTIONS)
     with pytest.raises(LongreadError, match="unknown export target 'parquet'"):
         export_task("muld/vlsp", chapterbreak_data, "parquet", tmp_path / "out", OPTIONS)
     with pytest.raises(LongreadError, match="needs --max-length"):

@@ -201,6 +201,8 @@ MULD_EXPORTS: dict[str, str] = {
     "muld/narrativeqa": "MuLD NarrativeQA: retrieved chunks (or the start), then the question, fitted as "
     "longread fits them.",
     "muld/hotpotqa": "MuLD HotpotQA: the retrieved chunks and the question, fitted as longread fits them.",
+    "muld/opensubtitles": "MuLD OpenSubtitles EN→DE (strategy=whole): the film's subtitles fitted to the "
+    "window less -o whole_output_tokens, translated at once, as longread does it.",
     "muld/character-archetype": 'MuLD character archetype: multiple choice " Hero" / " Villain" after the '
     "chunks that mention the character, cut for the model's window as longread cuts it; macro F1.",
 }

@@ -13,9 +13,11 @@ read (``longread_instances``), so ``longread eval muld/TASK --data DIR`` reads t
 Only tasks that make one generation per instance are exported: MuLD NarrativeQA and HotpotQA (the
 document or its retrieved chunks, then the question; stopped at a newline) and VLSP, whose default
 ``sections`` baseline makes one generation per section, so VLSP is exported with ``mode=first`` (the
-paper's first tokens → abstract). Style change is exported as multiple choice
-(:mod:`longread.export.muld_style`); OpenSubtitles (one generation per chunk) and character archetype
-(its own classification metrics) are not exported yet.
+paper's first tokens → abstract), and OpenSubtitles, whose default baseline translates chunk by
+chunk, is exported with ``strategy=whole`` (the film's subtitles cut to the window less
+``whole_output_tokens``, translated at once, scored against the whole reference as longread scores
+that strategy); the chunk-by-chunk baseline is not exported. Style change and character archetype are
+exported as multiple choice (:mod:`longread.export.muld_style`, :mod:`longread.export.muld_archetype`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from longread.export.items import CutCounts, TaskItems
 from longread.models.hf.backend import HFTokenEncoder
 from longread.models.prompt_fit import fit_document_prompt
 from longread.models.requests import GENERATE, DocumentPrompt, GenerateRequest
+from longread.models.requests.groups import RequestGroup
 
 CITATION = """@inproceedings{hudson-al-moubayed-2022-muld,
     title = "{M}u{LD}: The Multitask Long Document Benchmark",
@@ -56,7 +59,7 @@ FEATURES = {
     "prompt_exact": "`prompt` re-tokenises to exactly the ids longread gives the model",
     "tokenizer": "the tokenizer every token count is in",
 }
-DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}}
+DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}, "muld/opensubtitles": {"strategy": "whole"}}
 """Settings an export needs where the task's defaults make several generations per instance."""
 
 
@@ -77,6 +80,8 @@ def instance_rows(task: Any, data: Path, instances: Sequence[Any]) -> list[dict[
 
 def _single_request(task: Any, sample: Any) -> GenerateRequest:
     request = task.request(sample, GENERATE)
+    if isinstance(request, RequestGroup) and len(request.parts) == 1:
+        request = request.parts[0]  # OpenSubtitles' whole film: a group of one
     if not isinstance(request, GenerateRequest):
         raise LongreadError(
             f"{task.name} with these settings makes several generations per instance; lm-eval's "
@@ -115,6 +120,12 @@ def export_muld(
 ) -> TaskItems:
     """One ``generate_until`` item per readable instance; the problems of the data are an error."""
     chosen = {**DEFAULT_SETTINGS.get(task_name, {}), **settings}
+    if task_name == "muld/opensubtitles" and chosen.get("strategy") != "whole":
+        raise LongreadError(
+            "muld/opensubtitles translates chunk by chunk and scores the joined film by line pairs, which "
+            "one generate_until item per film cannot do — export it with -o strategy=whole, the default "
+            "of the export"
+        )
     task: Any = make_task(task_name, chosen)
     instances = task.load(data)
     problems = task.input_problems() if hasattr(task, "input_problems") else []
