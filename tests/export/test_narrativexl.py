@@ -7,10 +7,8 @@ the ``narrativexl_build`` fixture); no model is needed except the tiny random on
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -26,6 +24,7 @@ from longread.models.hf.backend import HFTokenEncoder
 from longread.models.hf.loading import smollm2_tokenizer
 from longread.models.requests import LOGLIKELIHOOD, LoglikelihoodRequest
 from longread.models.tokens import encode_request
+from tests.export.test_inspect_task import _load
 
 LENGTHS = (256, 1024)
 OPTIONS = ExportOptions("smollm2", LENGTHS)
@@ -138,14 +137,6 @@ def test_each_task_refuses_the_others_export(
     export_task("narrativexl-summaries", narrativexl_build, "hf", folder, ExportOptions("gpt2", (64,)))
     with pytest.raises(BadInputError, match="export of 'narrativexl-summaries', not of 'narrativexl'"):
         NarrativeXLTask().load(folder)
-
-
-def _load(task_file: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("exported_narrativexl", task_file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_inspect_task_file_loads_and_holds_every_item(narrativexl_build: Path, tmp_path: Path) -> None:

@@ -63,6 +63,21 @@ DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}, "muld/opensubtitles": {"stra
 """Settings an export needs where the task's defaults make several generations per instance."""
 
 
+def load_instances(task_name: str, settings: dict[str, str], data: Path) -> tuple[Any, list[Any]]:
+    """(the task with these settings, its instances in ``data``); unreadable items or none at all are an
+    error naming the data (an export must not silently leave items out)."""
+    task: Any = make_task(task_name, settings)
+    instances = task.load(data)
+    problems = task.input_problems()
+    if problems:
+        raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
+    if not instances:
+        raise BadInputError(
+            data, f"holds no {task_name} instance", f"build some with `longread build {task_name}`"
+        )
+    return task, instances
+
+
 def instance_rows(task: Any, data: Path, instances: Sequence[Any]) -> list[dict[str, Any]]:
     """The records the instances were read from, as the hf export's ``longread_instances`` rows (so that
     ``longread eval TASK --data DIR`` reads the same instances back), in the instances' order."""
@@ -126,15 +141,7 @@ def export_muld(
             "one generate_until item per film cannot do — export it with -o strategy=whole, the default "
             "of the export"
         )
-    task: Any = make_task(task_name, chosen)
-    instances = task.load(data)
-    problems = task.input_problems() if hasattr(task, "input_problems") else []
-    if problems:
-        raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
-    if not instances:
-        raise BadInputError(
-            data, f"holds no {task_name} instance", f"build some with `longread build {task_name}`"
-        )
+    task, instances = load_instances(task_name, chosen, data)
     counts = CutCounts()
     rows = []
     for instance in instances:

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.benchmarks.muld.tasks.archetype import LABELS, canonical_label
 from longread.errors import BadInputError, LongreadError
-from longread.evaluation.registry import make_task
 from longread.export.cuts import cut_context, cut_continuation
 from longread.export.items import CutCounts, TaskItems, cut_fields
-from longread.export.muld import CITATION, instance_rows
+from longread.export.muld import CITATION, instance_rows, load_instances
 from longread.models.requests import LOGLIKELIHOOD, LoglikelihoodRequest
 from longread.text.tokenizers import NamedTokenizer
 
@@ -79,13 +77,7 @@ def export_archetype(
         raise LongreadError(
             f"{TASK} is exported by log-likelihood (multiple choice) only; -o method=generate is not exported"
         )
-    task: Any = make_task(TASK, dict(settings))
-    instances = task.load(data)
-    problems = task.input_problems()
-    if problems:
-        raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
-    if not instances:
-        raise BadInputError(data, f"holds no {TASK} instance", f"build some with `longread build {TASK}`")
+    task, instances = load_instances(TASK, dict(settings), data)
     counts, rows = CutCounts(), []
     for instance in instances:
         (sample,) = task.samples(instance)

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.benchmarks.muld.tasks.style import paragraphs_of, truth_of
-from longread.errors import BadInputError, LongreadError
-from longread.evaluation.registry import make_task
+from longread.errors import LongreadError
 from longread.export.cuts import Cut, cut_context, cut_continuation
 from longread.export.items import CutCounts, TaskItems, cut_fields
-from longread.export.muld import CITATION, instance_rows
+from longread.export.muld import CITATION, instance_rows, load_instances
 from longread.text.tokenizers import NamedTokenizer
 
 TASK = "muld/style-change"
@@ -125,13 +123,7 @@ def export_style_change(
 ) -> TaskItems:
     """One item per boundary of every readable document; the problems of the data are an error."""
     budget = _budget(settings)
-    task: Any = make_task(TASK, {})
-    instances = task.load(data)
-    problems = task.input_problems() if hasattr(task, "input_problems") else []
-    if problems:
-        raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
-    if not instances:
-        raise BadInputError(data, f"holds no {TASK} instance", f"build some with `longread build {TASK}`")
+    task, instances = load_instances(TASK, {}, data)
     counts, rows, single = CutCounts(), [], 0
     for instance in instances:
         changes = [int(change) for change in truth_of(instance)["changes"]]
