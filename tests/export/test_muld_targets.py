@@ -2,9 +2,9 @@
 
 Real data: two theses of the shared corpus (VLSP), the HotpotQA and NarrativeQA samples in their
 published formats, three style-change documents drawn from Gutenberg novels. The hf folder reads back
-offline, and longread evaluates it to exactly the rows it gets from the JSONL. The inspect task runs
-against a real vLLM serving SmolLM2: every sample is scored, the log reads back, and with the prompt
-rendered verbatim its greedy generations are longread's own through the same server.
+offline, and longread evaluates it to exactly the rows it gets from the JSONL. The inspect task file
+holds every prompt and the generation settings (tests/export/test_inspect_task.py runs it against a
+real vLLM server).
 """
 
 from __future__ import annotations
@@ -171,60 +171,3 @@ def test_inspect_task_file_holds_every_prompt_and_the_generation_settings(
     ]
     assert task.config.max_tokens == 8 and task.config.stop_seqs == ["\n"] and task.config.temperature == 0.0
     assert task.config.extra_body is not None and "chat_template" in task.config.extra_body
-
-
-PORT = 8832  # the served tests use 8801-8825, the ChapterBreak inspect test 8831
-
-
-@pytest.mark.slow
-def test_inspect_generates_what_longread_generates_through_the_same_server(
-    vlsp_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.log import read_eval_log
-
-    from tests.models.served.vllm_server import running_vllm
-
-    out = tmp_path / "inspect"
-    options = ExportOptions("smollm2", max_length=WINDOW, settings=VLSP)
-    export_task("muld/vlsp", vlsp_data, "inspect", out, options)
-    monkeypatch.chdir(out)
-    # vLLM takes a chat template in a request only when started with this flag (else it refuses the request).
-    trust = ("--trust-request-chat-template",)
-    with running_vllm(PORT, tmp_path / "vllm.log", max_model_len=2048, extra_args=trust) as server:
-        served = load_backend(server.spec(), max_length=WINDOW)
-        run_task(
-            make_task("muld/vlsp", dict(VLSP)),
-            vlsp_data,
-            served,
-            tmp_path / "run",
-            RunOptions(show_progress=False),
-        )
-        logs = inspect_eval(
-            "longread_muld_vlsp.py",
-            model="openai-api/longread/smollm2",
-            model_base_url=server.base_url,
-            model_args={"api_key": "none"},
-            log_dir=str(tmp_path / "logs"),
-            display="none",
-        )
-    assert len(logs) == 1 and logs[0].status == "success", logs[0].error
-    log = read_eval_log(logs[0].location)
-    assert log.samples is not None and len(log.samples) == 2
-    rows = {
-        row["id"]: row for row in map(json.loads, (tmp_path / "run/samples.jsonl").read_text().splitlines())
-    }
-    theirs: dict[str, Any] = {}
-    for sample in log.samples:
-        assert sample.scores is not None
-        score = sample.scores["longread_text_scores"]
-        assert isinstance(score.value, dict) and set(score.value) == {"rouge_l", "meteor", "token_f1"}
-        theirs[str(sample.id)] = sample.output.completion.strip()
-    assert theirs == {key: row["prediction"] for key, row in rows.items()}
-    assert all(theirs.values())
-    results = log.results
-    assert results is not None
-    values = {metric.name: metric.value for score in results.scores for metric in score.metrics.values()}
-    overall = json.loads((tmp_path / "run/results.json").read_text())["overall"]["metrics"]
-    for metric in ("bleu1", "bleu4"):
-        assert values[metric] == pytest.approx(overall[metric]["value"], abs=1e-9), metric
