@@ -116,7 +116,6 @@ def test_eval_reads_the_hf_folder_back_to_the_same_rows(
     folder = tmp_path / "hf"
     export_task(task, data, "hf", folder, ExportOptions("smollm2", max_length=WINDOW, settings=export))
     if task == "muld/style-change":
-        pytest.importorskip("sklearn")  # the stylometric classifier's dependency, installed by make
         from_data = _style_rows(data, tmp_path / "data")
         from_folder = _style_rows(folder, tmp_path / "folder")
     else:
