@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long test lint typecheck bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long test check lint typecheck bench clean vllm
 
 install: $(STAMP)
 
@@ -77,8 +77,19 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# pytest runs under longread's process guard: whatever the tests start (and what that starts) ends with
+# the run, however the run ends — `timeout`, Ctrl-C or SIGKILL of make included. The ten slowest tests
+# are printed at the end.
+GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
+
 test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(BIN)/python -m pytest -q
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q --durations=10
+
+# The contributor's loop: lint, types, import contracts and every test that starts no server, cluster,
+# browser or external harness (marked `external`; `make test` runs them too). Needs a venv from
+# `make test` (or `make install` and the test extras).
+check: install $(TEST_STAMP) lint typecheck
+	$(GUARDED) $(BIN)/python -m pytest -q -m "not external" --durations=10
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) .pytest_cache .mypy_cache .ruff_cache

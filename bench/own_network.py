@@ -20,6 +20,6 @@ def stay_in_own_network() -> None:
         return
     command = shlex.join([sys.executable, *sys.argv])
     env = {**os.environ, INSIDE: "1", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc"]
+    namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc", "--kill-child"]
     done = subprocess.run([*namespaces, "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
     raise SystemExit(done.returncode)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from longread.documents.book import Book, Chapter
+from longread.processes.lifetime import dying_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
@@ -71,15 +72,24 @@ def run_in_own_network(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` inside network and process namespaces of its own (``unshare -n -p -f --mount-proc``):
     only loopback up, Ray's usage stats off and ``root`` on the path, so whatever Ray does no packet can
-    leave the machine, and what the test kills or stops (``ray stop``) is only its own."""
+    leave the machine, and what the test kills or stops (``ray stop``) is only its own. The namespace
+    ends with this process: ``unshare`` dies with it and takes the namespace's first process with it
+    (``--kill-child``), and the kernel ends every other process of the namespace then."""
     # root/src first: the checkout under test, even where the venv's editable install points elsewhere.
     path = os.pathsep.join([str(root / "src"), str(root)])
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONPATH": path}
-    namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc"]
     return subprocess.run(
-        [*namespaces, "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=deadline_s,
+        own_network_command(argv), cwd=root, env=env, capture_output=True, text=True, timeout=deadline_s,
+        preexec_fn=dying_with_parent(),
     )  # fmt: skip
+
+
+OWN_NAMESPACES = ("unshare", "-n", "-p", "-f", "--mount-proc", "--kill-child")
+
+
+def own_network_command(argv: Sequence[str]) -> list[str]:
+    """``argv`` in namespaces of its own, loopback up; every process in them ends with ``unshare``."""
+    return [*OWN_NAMESPACES, "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"]
 
 
 def require_ray() -> None:

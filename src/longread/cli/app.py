@@ -24,6 +24,7 @@ from longread.cli.demo_long import demo_long_app
 from longread.cli.eval import eval_app
 from longread.cli.export import export_app
 from longread.cli.info import info_app
+from longread.cli.interrupts import exit_code, received, signal_name, stop_on_signals
 from longread.cli.muld import muld_app
 from longread.cli.read import read_app
 from longread.cli.report import report_app
@@ -61,10 +62,25 @@ app.add_typer(export_app, name="export")
 
 
 def main() -> None:
+    """Run the command; stopped by SIGINT, SIGTERM or SIGHUP, it has unwound (what it started is
+    stopped, finished rows kept) and exits with 128 + the signal's number."""
+    stop_on_signals()
     try:
         app()
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt as interrupt:  # raised outside a command (typer turns the rest into 130)
+        _say_interrupted(exit_code(interrupt), signal_name(interrupt))
+    except SystemExit as done:
+        if received and done.code == INTERRUPTED_BY_TYPER:
+            _say_interrupted(exit_code(), signal_name())
+        raise
+
+
+INTERRUPTED_BY_TYPER = 130
+
+
+def _say_interrupted(code: int, name: str) -> None:
+    typer.echo(f"interrupted ({name}): stopped what it had started", err=True)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from longread.cli.interrupts import interrupted_run
 from longread.cli.options import (
     DEFAULT_PREFILL_CHUNK,
     BatchSizeOption,
@@ -179,20 +180,25 @@ def eval_command(
         books_list=books_list,
         same_samples_as=same_samples_as,
     )
-    with ray_for_command(ray, ray_workers) as on_ray:
-        load_backend = partial(
-            backend_from_options,
-            model,
-            device=device,
-            dtype=dtype,
-            mode=mode,
-            batch_size=batch_size,
-            prefill_chunk=prefill_chunk,
-            threads=threads,
-            max_length=max_length,
-            ray=on_ray,
-        )
-        outcome, files = run_eval(task, settings, data, out, load_backend, run_options)
+    try:
+        with ray_for_command(ray, ray_workers) as on_ray:
+            load_backend = partial(
+                backend_from_options,
+                model,
+                device=device,
+                dtype=dtype,
+                mode=mode,
+                batch_size=batch_size,
+                prefill_chunk=prefill_chunk,
+                threads=threads,
+                max_length=max_length,
+                ray=on_ray,
+            )
+            outcome, files = run_eval(task, settings, data, out, load_backend, run_options)
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
+        from longread.runs.run_dir import SAMPLES_FILE
+
+        raise interrupted_run(interrupt, out, out / SAMPLES_FILE) from None
     echo_outcome(outcome, files, out)
 
 

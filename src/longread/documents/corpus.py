@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from longread.documents.book import Book
 from longread.documents.reader import ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
+from longread.processes.lifetime import die_with
 
 T = TypeVar("T")
 
@@ -105,8 +107,20 @@ class LocalProcesses:
         # Each worker runs one tokenizer thread: the parallelism is across books.
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with context.Pool(processes=self.workers) as pool:
+        # A worker ends with this process, however it ends (SIGKILL included): no orphaned pool.
+        with context.Pool(
+            processes=self.workers, initializer=_pool_worker_start, initargs=(os.getpid(),)
+        ) as pool:
             yield from pool.imap(job, sources, chunksize=1)
+
+
+def _pool_worker_start(parent: int) -> None:
+    """In each worker: end with the parent (however it ends); leave Ctrl-C to the parent, which
+    terminates the pool; die at once on the SIGTERM of ``Pool.terminate`` (not the parent's handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    die_with(parent)
 
 
 def map_books(

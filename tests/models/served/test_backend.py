@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import time
@@ -40,9 +41,11 @@ from longread.models.served import ServedBackend, ServedRequestError, parse_serv
 from longread.models.served.client import RetryPolicy, ServedClient
 from longread.models.served.protocol import echo_payload
 from longread.models.served.spec import with_spec_options
-from tests.helpers import copy_theses, gutenberg_book, needs_shared
+from longread.processes.tree import descendants, is_alive
+from tests.helpers import PAUSED_CLI, copy_theses, gutenberg_book, needs_shared
 from tests.models.served.vllm_server import VLLMServer, running_vllm
 from tests.models_fixtures import backend as local_backend
+from tests.processes.parents import command_line
 from tests.tolerances import summed_logprob_tolerance
 
 pytestmark = [needs_shared, pytest.mark.slow]
@@ -298,6 +301,44 @@ def test_the_command_line_runs_a_served_model_without_showing_the_key(
     assert not [text[:200] for text in outputs if API_KEY in text]
     config = json.loads((run / "config.json").read_text())
     assert "openai" in json.dumps(config) and len(_rows(run)) == 2
+
+
+def test_an_interrupted_served_eval_leaves_no_process_and_resumes_to_the_same_rows(
+    chapterbreak_data: Path, chapterbreak_runs: tuple[Path, Path], vllm: VLLMServer, tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT) after 1 of 3 rows: the command says how to resume and exits 130, nothing it
+    started is left, and --resume finishes with the rows of the uninterrupted served run (at 256)."""
+    run = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "longread.cli", "eval", "chapterbreak", "--data", str(chapterbreak_data),
+        "--model", vllm.spec("concurrency=2"), "--out", str(run), "--prefix-lengths", "256",
+        "--suffix-tokens", "128", "--quiet",
+    ]  # fmt: skip
+    env = os.environ | {"OPENAI_API_KEY": API_KEY}
+    marker = tmp_path / "paused"
+    paused = subprocess.Popen(
+        [sys.executable, str(PAUSED_CLI), "1", str(marker), *command[3:]],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 600
+    while not marker.exists():
+        assert paused.poll() is None and time.monotonic() < deadline, paused.communicate()[1][-2000:]
+        time.sleep(0.05)
+    tree = {pid: command_line(pid) for pid in [paused.pid, *descendants(paused.pid)]}
+    paused.send_signal(signal.SIGINT)
+    _, stderr = paused.communicate(timeout=120)
+    assert paused.returncode == 130, stderr[-2000:]
+    assert b"interrupted (SIGINT): 1 finished sample(s) are kept" in stderr and b"--resume" in stderr
+    assert not [pid for pid, line in tree.items() if is_alive(pid) and command_line(pid) == line]
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, env=env, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    again = _rows(run)
+    before = [row for row in _rows(chapterbreak_runs[1]) if row["prefix_length"] == 256]
+    assert [r["key"] for r in again] == [r["key"] for r in before] and len(again) == 3
+    for a, b in zip(again, before, strict=True):
+        assert (a["prediction"], a["correct"], a["tie"]) == (b["prediction"], b["correct"], b["tie"])
+        bounds = [summed_logprob_tolerance(n) for n in a["continuation_tokens"]]
+        assert all(abs(x - y) <= t for x, y, t in zip(a["logprobs"], b["logprobs"], bounds, strict=True))
 
 
 def test_text_prompts_score_as_token_ids_do(vllm: VLLMServer, served: ServedBackend) -> None:

@@ -4,8 +4,10 @@ who wants longread to start a local server.
 The python comes from ``$LONGREAD_VLLM_PYTHON``, else ``<repo>/.venv-vllm/bin/python`` (``make vllm``),
 else ``/tmp/vllm-venv/bin/python``. The server serves longread's SmolLM2 folder (the dequantised GGUF
 cache) unless told another, in float32 with ``--enforce-eager`` (OFFLINE.md's verified recipe), with usage
-statistics off; it is started in its own process group, waited for with a deadline (``/v1/models``), and
-killed by that group — SIGTERM, then SIGKILL — so vLLM's engine-core worker goes too. Only 127.0.0.1.
+statistics off; it is started in its own process group under :mod:`longread.processes.guard`, waited for
+with a deadline (``/v1/models``), and killed by that group — SIGTERM, then SIGKILL — so vLLM's engine-core
+worker goes too. The guard ends the server's whole tree when the process that started it ends, however it
+ends (SIGKILL included). Only 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longread.errors import LongreadError
+from longread.processes.guard import guarded_command
 
 HOST = "127.0.0.1"
 SERVED_NAME = "smollm2"
@@ -147,7 +150,7 @@ class VLLMProcess:
         with self.log.open("ab") as log:
             log.write(f"\n==== {' '.join(command)}\n".encode())
             self.process = subprocess.Popen(
-                command,
+                guarded_command(command, grace_s=STOP_GRACE_S),
                 stdout=log,
                 stderr=log,
                 env=os.environ | SERVER_ENV | dict(self.env),
@@ -206,7 +209,7 @@ class VLLMProcess:
         if process.poll() is None:
             try:
                 os.killpg(process.pid, signal.SIGTERM if graceful else signal.SIGKILL)
-                process.wait(timeout=STOP_GRACE_S if graceful else 30)
+                process.wait(timeout=STOP_GRACE_S + 10 if graceful else 30)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
