@@ -22,6 +22,7 @@ from typing import Protocol
 
 from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.requests import LoglikelihoodRequest
+from longread.models.requests.control import ControlRecord, apply_control
 
 
 class TokenEncoder(Protocol):
@@ -114,6 +115,8 @@ class EncodedGroup:
     context_start_tokens: int = 0
     """Tokens in front of the context's text that no cut removes: the BOS, or the prefix token of an
     empty context (0 or 1)."""
+    control: ControlRecord | None = None
+    """What the request's context control did to ``context`` (None: no control)."""
 
     @property
     def context_tokens_kept(self) -> int:
@@ -169,12 +172,18 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
                 f"{reason}; enable truncation (truncate=True), set max_context_tokens or shorten the context"
             )
         context = keep_last_text_tokens(context, room - head, start_token)
+    record = None
+    if request.control is not None:  # after every cut: exactly what the model would read
+        context, record = apply_control(
+            context, request.control, start_tokens=head, encode_plain=encoder.encode_plain
+        )
     return EncodedGroup(
         context=tuple(context),
         continuations=continuations,
         context_tokens_original=text_original,
         continuation_tokens_original=originals,
         context_start_tokens=head,
+        control=record,
     )
 
 

@@ -174,6 +174,7 @@ class HFBackend:
                     ),
                     context_tokens_original=group.context_tokens_original,
                     context_tokens_kept=group.context_tokens_kept,
+                    control=group.control,
                 )
             )
         return results

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from longread.models.requests.control import ContextControl, ControlRecord
 from longread.models.requests.schema import SCHEMA_VERSION, _positive_or_none
 
 
@@ -30,6 +31,9 @@ class LoglikelihoodRequest:
     max_context_tokens: int | None = None
     max_continuation_tokens: int | None = None
     truncate: bool = True
+    control: ContextControl | None = None
+    """A context control (shuffle / replace / drop the context beyond its last K tokens), applied to the
+    tokens the model reads after every cut; None = intact."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,6 +67,8 @@ class LoglikelihoodResult:
     """One per continuation, in the request's order."""
     context_tokens_original: int
     context_tokens_kept: int
+    control: ControlRecord | None = None
+    """What the request's context control did (None: the request had none)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 

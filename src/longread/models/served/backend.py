@@ -137,6 +137,7 @@ class ServedBackend:
             ),
             context_tokens_original=group.context_tokens_original,
             context_tokens_kept=group.context_tokens_kept,
+            control=group.control,
         )
 
     def loglikelihood(
