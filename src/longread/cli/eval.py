@@ -41,6 +41,7 @@ from longread.errors import LongreadError
 from longread.evaluation.recheck import DEFAULT_RECHECK
 
 if TYPE_CHECKING:
+    from longread.evaluation.controls import ControlSettings
     from longread.evaluation.runner import RunOptions, RunOutcome
     from longread.report.build import ReportFiles
 
@@ -91,6 +92,25 @@ WindowOption = Annotated[
 StrideOption = Annotated[
     int | None,
     typer.Option(help="Shorthand for -o stride=N: how far the full reading window moves (default W/2)."),
+]
+ContextOption = Annotated[
+    str | None,
+    typer.Option(
+        "--context",
+        help="Context control (also -o context=…): intact (default), or shuffle / replace / none for the "
+        "document beyond its last --keep-last tokens — permuted, replaced by another book's tokens, or "
+        "dropped. Paired with the intact run by sample key (`longread report INTACT CONTROLLED`).",
+        show_default=False,
+    ),
+]
+KeepLastOption = Annotated[
+    int | None,
+    typer.Option(
+        "--keep-last",
+        help="Tokens at the end of the document a context control leaves as they are (also -o keep_last=K; "
+        "default 0: perturb everything).",
+        show_default=False,
+    ),
 ]
 LimitOption = Annotated[int | None, typer.Option(help="Evaluate only the first N instances.")]
 SampleOption = Annotated[int | None, typer.Option(help="Evaluate a seeded N instances, stratified by book.")]
@@ -154,6 +174,8 @@ def eval_command(
     recheck: RecheckOption = DEFAULT_RECHECK,
     same_samples_as: SameSamplesAsOption = None,
     books_list: BooksListOption = None,
+    context: ContextOption = None,
+    keep_last: KeepLastOption = None,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.runner import RunOptions
@@ -168,6 +190,7 @@ def eval_command(
         window=window,
         stride=stride,
     )
+    control = control_settings(settings, context, keep_last, sample_seed)
     run_options = RunOptions(
         limit=limit,
         sample=sample,
@@ -194,7 +217,7 @@ def eval_command(
                 max_length=max_length,
                 ray=on_ray,
             )
-            outcome, files = run_eval(task, settings, data, out, load_backend, run_options)
+            outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control)
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
         from longread.runs.run_dir import SAMPLES_FILE
 
@@ -229,6 +252,30 @@ def task_settings(
     return settings
 
 
+def control_settings(
+    settings: dict[str, str], context: str | None, keep_last: int | None, seed: int
+) -> ControlSettings:
+    """The context control from ``--context`` / ``--keep-last`` or ``-o context=… -o keep_last=K`` (taken
+    out of the task's settings: the control is the runner's, for every task); seeded by ``--sample-seed``."""
+    from longread.evaluation.controls import ControlError, ControlSettings
+
+    kind = context if context is not None else settings.pop("context", "intact")
+    settings.pop("context", None)
+    keep_text = settings.pop("keep_last", None)
+    try:
+        keep = keep_last if keep_last is not None else int(keep_text) if keep_text is not None else None
+    except ValueError:
+        raise typer.BadParameter(f"keep_last must be a number of tokens, got {keep_text!r}") from None
+    if kind == "intact" and keep is not None:
+        raise typer.BadParameter(
+            "--keep-last applies to a context control: add --context shuffle, replace or none"
+        )
+    try:
+        return ControlSettings(kind, keep or 0, seed)  # type: ignore[arg-type]
+    except ControlError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 def run_eval(
     task: str,
     settings: dict[str, str],
@@ -236,16 +283,20 @@ def run_eval(
     out: Path,
     load_backend: Callable[[], Any],
     options: RunOptions,
+    control: ControlSettings | None = None,
 ) -> tuple[RunOutcome, ReportFiles]:
     """Make the task, load the model, run every sample into ``out`` and write its report; an error is
     printed with what to do, and the command exits with code 2."""
+    from longread.evaluation.controls import ControlledTask
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import run_task
     from longread.models.errors import FatalBackendError
     from longread.report.build import build_report
 
     try:
-        chosen = make_task(task, settings)
+        chosen: Any = make_task(task, settings)  # a Task, or a ControlledTask wrapping one
+        if control is not None and not control.intact:
+            chosen = ControlledTask(chosen, control)
         outcome = run_task(chosen, data, load_backend(), out, options)
         files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))
     except FatalBackendError as exc:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from longread.models.errors import ContextTooLongError
 from longread.models.requests import DocumentPrompt
+from longread.models.requests.control import ControlRecord, apply_control
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class FittedPrompt:
     document_tokens_original: int
     document_tokens_kept: int
     cut_side: str
+    control: ControlRecord | None = None
+    """What the prompt's context control did to the kept document (None: no control)."""
 
     @property
     def document_cut(self) -> bool:
@@ -85,9 +88,14 @@ def fit_document_prompt(
     )
     keep = min(keep, room)
     kept = keep_document_tokens(document, keep, prompt.cut)
+    kept_tokens = len(kept)
+    record = None
+    if prompt.control is not None:  # on exactly the document the model reads; "none" only shortens it
+        kept, record = apply_control(kept, prompt.control, start_tokens=0, encode_plain=encode_plain)
     return FittedPrompt(
         token_ids=tuple(head + kept + tail),
         document_tokens_original=len(document),
-        document_tokens_kept=len(kept),
+        document_tokens_kept=kept_tokens if record is None else len(kept),
         cut_side=prompt.cut,
+        control=record,
     )

@@ -124,6 +124,22 @@ class EncodedGroup:
         return len(self.context) - self.context_start_tokens
 
 
+def question_tokens(encoder: TokenEncoder, request: LoglikelihoodRequest) -> int:
+    """Tokens at the end of the request's context that are its question (``question_chars``): those
+    after the longest run of tokens the context shares with its document alone (a token spanning the
+    seam counts as question)."""
+    if not request.question_chars:
+        return 0
+    whole = encoder.encode_plain(request.context.rstrip())
+    document = encoder.encode_plain(request.context[: len(request.context) - request.question_chars])
+    shared = 0
+    for a, b in zip(whole, document, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return len(whole) - shared
+
+
 def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_length: int) -> EncodedGroup:
     """Tokenise a request and apply its truncation policy.
 
@@ -175,7 +191,11 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
     record = None
     if request.control is not None:  # after every cut: exactly what the model would read
         context, record = apply_control(
-            context, request.control, start_tokens=head, encode_plain=encoder.encode_plain
+            context,
+            request.control,
+            start_tokens=head,
+            question_tokens=question_tokens(encoder, request),
+            encode_plain=encoder.encode_plain,
         )
     return EncodedGroup(
         context=tuple(context),

@@ -73,6 +73,15 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
         if compared:
             parts.append(f"Paired, instance by instance:\n\n{compared}")
             table = f"{table}\n\n{compared}"
+    elif len(runs) > 1 and any(run.context_control for run in runs):
+        # A context control is the intact run perturbed: compare them instance by instance.
+        try:
+            paired = paired_differences(runs, ())
+            compared = paired_table(paired, runs[0].x_axis.scale)
+        except NotPairable as exc:
+            compared = f"{exc}."
+        parts.append(f"Paired with the first run, instance by instance:\n\n{compared}")
+        table = f"{table}\n\n{compared}"
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)

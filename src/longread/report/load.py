@@ -77,6 +77,8 @@ class RunReport:
     """A baseline run (``"options only"``: the model saw no book), drawn dashed and named in its label."""
     overall: XPoint | None = None
     """Every metric over all samples (the table's ``all`` row when there are several x values)."""
+    context_control: str | None = None
+    """``shuffle`` / ``replace`` / ``none`` for a run under a context control; None when intact."""
 
     def metric(self, x: int | float | str, name: str) -> MetricValue | None:
         point = self.points.get(x)
@@ -99,6 +101,9 @@ def load_run(run_dir: Path) -> RunReport:
     baseline = BASELINE_SETTINGS.get(next((key for key in BASELINE_SETTINGS if settings.get(key)), ""))
     if baseline:
         label = f"{label} ({baseline})"
+    control = settings.get("context_control")
+    if control and control != "intact":
+        label = f"{label} ({control}, last {settings.get('keep_last', 0)} kept)"
     chance = results.get("chance")
     common = {
         "path": run_dir,
@@ -108,6 +113,7 @@ def load_run(run_dir: Path) -> RunReport:
         "data_sha256": data.get("sha256"),
         "chance": float(chance) if isinstance(chance, int | float) else None,
         "baseline": baseline,
+        "context_control": str(control) if control and control != "intact" else None,
     }
     if isinstance(results.get("by_x"), Mapping):
         return _from_layout_2(run_dir, results, common)

@@ -183,6 +183,10 @@ class ChapterBreakTask:
             for length in self._settings.prefix_lengths
         ]
 
+    def control_document(self, instance: ChapterBreakInstance) -> tuple[str, str, str]:
+        """(book, instance, prefix): what a context control perturbs, and whose other books lend tokens."""
+        return instance.book_id, instance.id, instance.prefix
+
     def request(self, sample: Sample[ChapterBreakInstance], kind: str) -> LoglikelihoodRequest | RankRequest:
         instance = sample.instance
         if kind == RANK:

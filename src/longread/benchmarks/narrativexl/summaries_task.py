@@ -141,7 +141,12 @@ class SummariesTask:
             context=context,
             continuations=tuple(" " + text for text in (summaries.summary, *summaries.distorted)),
             max_context_tokens=self._settings.max_scene_tokens,
+            question_chars=len(context) if self._settings.options_only else len(prompt),
         )
+
+    def control_document(self, book: BookSummaries) -> tuple[str, str, str]:
+        """(book, book, its scenes): what a context control perturbs, and whose other books lend tokens."""
+        return book.book_id, book.book_id, "\n\n".join(scene.text for scene in book.scenes)
 
     @staticmethod
     def _scene(sample: Sample[BookSummaries]) -> int:

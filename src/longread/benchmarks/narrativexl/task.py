@@ -293,7 +293,13 @@ class NarrativeXLTask:
             context=settings.scene_separator.join(book) + prompt,
             continuations=options,
             max_context_tokens=settings.window,
+            question_chars=len(prompt),
         )
+
+    def control_document(self, instance: ReadingBook) -> tuple[str, str, str]:
+        """(book, book, the whole book): under a control each question's window is read again from its
+        tokens, its distant part perturbed; other books lend tokens to ``replace``."""
+        return instance.book_id, instance.book_id, self._settings.scene_separator.join(instance.scenes)
 
     # ------------------------------------------------------------ rows
 

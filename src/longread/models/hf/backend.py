@@ -19,7 +19,7 @@ from longread.models.hf.shared_prefix import (
     score_group_naive,
     score_group_shared,
 )
-from longread.models.prompt_fit import fit_document_prompt
+from longread.models.prompt_fit import FittedPrompt, fit_document_prompt
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
     READ_ALONG,
@@ -235,7 +235,7 @@ class HFBackend:
             ids = ids[1:]  # never two start tokens
         return ids
 
-    def _prepare(self, request: GenerateRequest) -> tuple[Decoding, tuple[int, int] | None]:
+    def _prepare(self, request: GenerateRequest) -> tuple[Decoding, FittedPrompt | None]:
         """The prompt's token ids fitted to the window, and (document tokens before, after) for a document."""
         room = self.max_length - request.max_tokens
         if room < 1:
@@ -243,14 +243,14 @@ class HFBackend:
                 f"max_tokens={request.max_tokens} leaves no room for a prompt in the model's window of "
                 f"{self.max_length} tokens; lower max_tokens"
             )
-        document: tuple[int, int] | None = None
+        document: FittedPrompt | None = None
         if isinstance(request.prompt, DocumentPrompt):
             # Only the document is cut, from the side the task named; the instruction never is.
             fitted = fit_document_prompt(
                 request.prompt, self.encoder.encode_plain, room, bos_id=self.encoder.start_token_id
             )
             prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
-            document = (fitted.document_tokens_original, fitted.document_tokens_kept)
+            document = fitted
         elif isinstance(request.prompt, ChatPrompt):
             prompt = self._chat_ids(request.prompt)
             if len(prompt) > room:
@@ -319,8 +319,9 @@ class HFBackend:
                     n_prompt_tokens=len(decoding.prompt),
                     n_generated_tokens=output.n_generated_tokens,
                     stopped_by=output.stopped_by,
-                    document_tokens_original=document[0] if document else None,
-                    document_tokens_kept=document[1] if document else None,
+                    document_tokens_original=document.document_tokens_original if document else None,
+                    document_tokens_kept=document.document_tokens_kept if document else None,
+                    control=document.control if document else None,
                 )
             )
         return results

@@ -98,24 +98,25 @@ def apply_control(
     *,
     start_tokens: int,
     encode_plain: Callable[[str], list[int]],
+    question_tokens: int = 0,
 ) -> tuple[list[int], ControlRecord]:
-    """``ids`` as the model reads them under ``control``; ``start_tokens`` (0 or 1) lead ``ids`` and are
-    never perturbed. ``encode_plain`` tokenises a donor without a start token."""
-    head, text = list(ids[:start_tokens]), list(ids[start_tokens:])
+    """``ids`` as the model reads them under ``control``; ``start_tokens`` (0 or 1) lead ``ids`` and the
+    last ``question_tokens`` end them, and neither is ever perturbed (the question is not context).
+    ``encode_plain`` tokenises a donor without a start token."""
+    end = max(start_tokens, len(ids) - question_tokens)
+    head, text, question = list(ids[:start_tokens]), list(ids[start_tokens:end]), list(ids[end:])
     distant = max(0, len(text) - control.keep_last)
     donors: tuple[str, ...] = ()
     if control.kind == "intact" or distant == 0:
-        read = head + text
-        distant = 0
+        far, distant = [], 0
     elif control.kind == "shuffle":
         far = text[:distant]
         control.rng().shuffle(far)
-        read = head + far + text[distant:]
     elif control.kind == "none":
-        read = head + text[distant:]
+        far = []
     else:
         far, donors = donor_tokens(control, distant, encode_plain)
-        read = head + far + text[distant:]
+    read = head + far + text[distant:] + question
     return read, ControlRecord(control.kind, control.keep_last, distant, donors, ids_sha256(read))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from longread.models.requests.control import ContextControl, ControlRecord
 from longread.models.requests.schema import SCHEMA_VERSION, _positive_or_none
 
 CutSide = Literal["left", "right", "middle"]
@@ -30,6 +31,9 @@ class DocumentPrompt:
     preamble: str = ""
     cut: CutSide = "left"
     max_document_tokens: int | None = None
+    control: ContextControl | None = None
+    """A context control on the document's tokens after the cut (the instruction is never touched);
+    None = intact."""
 
     def __post_init__(self) -> None:
         if self.cut not in ("left", "right", "middle"):
@@ -118,4 +122,6 @@ class GenerateResult:
     """For a :class:`DocumentPrompt`: the document's tokens before fitting …"""
     document_tokens_kept: int | None = None
     """… and after (the instruction is never cut)."""
+    control: ControlRecord | None = None
+    """What the document prompt's context control did (None: it had none)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)

@@ -34,6 +34,9 @@ class LoglikelihoodRequest:
     control: ContextControl | None = None
     """A context control (shuffle / replace / drop the context beyond its last K tokens), applied to the
     tokens the model reads after every cut; None = intact."""
+    question_chars: int = 0
+    """The last N characters of ``context`` are the question or instruction, not the document: a
+    control leaves their tokens alone and counts ``keep_last`` before them."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
     def __post_init__(self) -> None:
@@ -44,6 +47,8 @@ class LoglikelihoodRequest:
         if any(c == "" for c in self.continuations):
             raise ValueError("an empty continuation has no tokens to score")
         _positive_or_none("max_context_tokens", self.max_context_tokens)
+        if not 0 <= self.question_chars <= len(self.context):
+            raise ValueError(f"question_chars must be within the context's length, got {self.question_chars}")
         _positive_or_none("max_continuation_tokens", self.max_continuation_tokens)
 
 

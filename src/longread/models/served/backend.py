@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 from longread.models.errors import ContextTooLongError, FatalBackendError
-from longread.models.prompt_fit import fit_document_prompt
+from longread.models.prompt_fit import FittedPrompt, fit_document_prompt
 from longread.models.requests import (
     GENERATE,
     LANGUAGE_MODEL_CAPABILITIES,
@@ -177,7 +177,7 @@ class ServedBackend:
 
     # ------------------------------------------------------------ generation
 
-    def _prepare(self, request: GenerateRequest) -> tuple[Any, tuple[int, int] | None]:
+    def _prepare(self, request: GenerateRequest) -> tuple[Any, FittedPrompt | None]:
         """Token ids (fitted like the local backend fits them), or chat messages; document sizes."""
         if isinstance(request.prompt, ChatPrompt):
             return request.prompt.as_messages(), None
@@ -191,7 +191,7 @@ class ServedBackend:
         if isinstance(request.prompt, DocumentPrompt):
             fitted = fit_document_prompt(request.prompt, self.tokenizer.encode_plain, room, bos_id=start)
             ids = list(fitted.token_ids) or [self.tokenizer.prefix_token_id]
-            return ids, (fitted.document_tokens_original, fitted.document_tokens_kept)
+            return ids, fitted
         ids = self.tokenizer.encode(request.prompt) or [self.tokenizer.prefix_token_id]
         return keep_last_text_tokens(ids, room - start_length(ids, start), start), None
 
@@ -217,8 +217,9 @@ class ServedBackend:
             n_prompt_tokens=answer.n_prompt_tokens,
             n_generated_tokens=answer.n_generated_tokens,
             stopped_by=answer.stopped_by,
-            document_tokens_original=document[0] if document else None,
-            document_tokens_kept=document[1] if document else None,
+            document_tokens_original=document.document_tokens_original if document else None,
+            document_tokens_kept=document.document_tokens_kept if document else None,
+            control=document.control if document else None,
         )
 
     def generate(

@@ -120,7 +120,9 @@ class ArchetypeTask(MuldTaskBase):
         context = instance.document if self.whole else self._selection(instance).joined(instance.document)
         if kind == LOGLIKELIHOOD:
             return LoglikelihoodRequest(
-                context=context + prompt, continuations=tuple(f" {label}" for label in LABELS)
+                context=context + prompt,
+                continuations=tuple(f" {label}" for label in LABELS),
+                question_chars=len(prompt),
             )
         return GenerateRequest(DocumentPrompt(context, prompt, cut="left"), stop=("\n",), max_tokens=6)
 

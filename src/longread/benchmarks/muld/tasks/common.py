@@ -154,6 +154,10 @@ class MuldTaskBase:
             self._doc_tokens[instance.id] = cached
         return cached
 
+    def control_document(self, instance: MuldInstance) -> tuple[str, str, str]:
+        """(book or film, instance, document): what a context control perturbs, and who lends tokens."""
+        return instance.group or instance.id, instance.id, instance.document
+
     def samples(self, instance: MuldInstance) -> list[Sample[MuldInstance]]:
         return [
             Sample(
