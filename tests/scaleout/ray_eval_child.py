@@ -8,6 +8,7 @@ Arguments: DATA OUT. Makes, under OUT, ChapterBreak runs of a tiny random GPT-2 
 - ``stopped``: the one replica left, killed before the run's call 4 (the run stops), then resumed on 2
   new replicas;
 - ``strict_one`` / ``strict_ray``: without truncation (some samples fail), one process and Ray;
+- ``shuffled_one`` / ``shuffled_ray``: the prefix shuffled beyond its last 16 tokens, one process and Ray;
 
 and tries replicas of a model that does not exist (report["bad_model"]: the error).
 
@@ -26,6 +27,7 @@ from typing import Any
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.errors import LongreadError
 from longread.evaluation import RunOptions, run_task
+from longread.evaluation.controls import ControlledTask, ControlSettings
 from longread.models.errors import FatalBackendError
 from longread.models.registry import load_backend
 from longread.scaleout.ray_backend import RayBackend, wrap_with_ray
@@ -41,6 +43,10 @@ def make_task(*, truncate: bool = True) -> ChapterBreakTask:
     """Without truncation, a 2048-token prefix does not fit the tiny model's 1024-token window: an error."""
     settings = ChapterBreakSettings(prefix_lengths=(64, 256, 2048), suffix_tokens=24, truncate=truncate)
     return ChapterBreakTask(settings)
+
+
+def shuffled() -> ControlledTask:
+    return ControlledTask(make_task(), ControlSettings("shuffle", keep_last=16, seed=0))
 
 
 def ray_backend() -> RayBackend:
@@ -63,6 +69,7 @@ def main(data: Path, out: Path) -> None:
     run_task(make_task(), data, one, out / "one", OPTIONS)
     report["one_seconds"] = time.monotonic() - started
     run_task(make_task(truncate=False), data, one, out / "strict_one", OPTIONS)
+    run_task(shuffled(), data, one, out / "shuffled_one", OPTIONS)  # type: ignore[arg-type]
 
     started = time.monotonic()
     backend = ray_backend()
@@ -71,6 +78,7 @@ def main(data: Path, out: Path) -> None:
     run_task(make_task(), data, backend, out / "ray", OPTIONS)
     report["ray_seconds"] = time.monotonic() - started
     report["ray"] = {"calls": backend.calls, "rescheduled": backend.rescheduled, "live": len(backend.live)}
+    run_task(shuffled(), data, backend, out / "shuffled_ray", OPTIONS)  # type: ignore[arg-type]
 
     # The same replicas go on: one is killed mid-run ...
     kill_before(backend, backend.calls + KILL_BEFORE_CALL, [backend.actors[1]])

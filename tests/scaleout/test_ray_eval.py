@@ -57,6 +57,16 @@ def test_ray_run_is_byte_identical_to_one_process(runs: tuple[Path, dict[str, An
     }
 
 
+def test_a_context_control_on_ray_gives_the_one_process_bytes(runs: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = runs
+    one, ray = out / "shuffled_one", out / "shuffled_ray"
+    assert (ray / "results.json").read_bytes() == (one / "results.json").read_bytes()
+    rows = _sorted_rows(one)
+    assert _sorted_rows(ray) == rows and rows
+    assert all(json.loads(row)["context_control"] == "shuffle" for row in rows)
+    assert any(json.loads(row)["tokens_perturbed"] > 0 for row in rows)
+
+
 def test_a_killed_worker_loses_nothing(runs: tuple[Path, dict[str, Any]]) -> None:
     out, report = runs
     killed = report["killed"]

@@ -197,6 +197,8 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
             question_tokens=question_tokens(encoder, request),
             encode_plain=encoder.encode_plain,
         )
+        if not context:  # `none` with K = 0 on a model without a start token: read the prefix token alone
+            context, head = [encoder.prefix_token_id], 1
     return EncodedGroup(
         context=tuple(context),
         continuations=continuations,

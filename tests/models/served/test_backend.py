@@ -28,6 +28,7 @@ from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterB
 from longread.benchmarks.muld.builders.vlsp import build_vlsp
 from longread.documents.reader import read_book
 from longread.evaluation import RunOptions, make_task, run_task
+from longread.evaluation.controls import ControlledTask, ControlSettings
 from longread.models.errors import FatalBackendError, ModelLoadError, ModelSpecError
 from longread.models.registry import load_backend
 from longread.models.requests import (
@@ -301,6 +302,29 @@ def test_the_command_line_runs_a_served_model_without_showing_the_key(
     assert not [text[:200] for text in outputs if API_KEY in text]
     config = json.loads((run / "config.json").read_text())
     assert "openai" in json.dumps(config) and len(_rows(run)) == 2
+
+
+def test_a_context_control_through_vllm_gives_the_local_rows(
+    chapterbreak_data: Path, served: ServedBackend, tmp_path: Path
+) -> None:
+    """Shuffling the prefix beyond its last 64 tokens: the served run reads the very token ids the local
+    run reads (the same sha256) and scores them within the summed tolerance."""
+    control = ControlSettings("shuffle", keep_last=64, seed=0)
+    runs = []
+    for name, model in (("local", local_backend("smollm2")), ("served", served)):
+        task = ControlledTask(
+            make_task("chapterbreak", {"prefix_lengths": "256", "suffix_tokens": "64"}), control
+        )
+        outcome = run_task(task, chapterbreak_data, model, tmp_path / name, QUIET)  # type: ignore[arg-type]
+        assert not outcome.errors, outcome.errors
+        runs.append(_rows(tmp_path / name))
+    local, remote = runs
+    assert len(local) == len(remote) == 3
+    for a, b in zip(local, remote, strict=True):
+        assert a["key"] == b["key"] and a["read_sha256"] == b["read_sha256"] and a["tokens_perturbed"] > 0
+        assert (a["prediction"], a["correct"]) == (b["prediction"], b["correct"])
+        bounds = [summed_logprob_tolerance(n) for n in a["continuation_tokens"]]
+        assert all(abs(x - y) <= t for x, y, t in zip(a["logprobs"], b["logprobs"], bounds, strict=True))
 
 
 def test_an_interrupted_served_eval_leaves_no_process_and_resumes_to_the_same_rows(
