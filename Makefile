@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long test check lint typecheck bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long demo-context test check lint typecheck bench clean vllm
 
 install: $(STAMP)
 
@@ -64,6 +64,11 @@ demo: install
 # NarrativeXL from one bundled novel: SmolLM2 writes the summaries, then reads the book once and answers.
 demo-narrativexl: install
 	$(BIN)/longread demo-narrativexl --out $(DEMO_OUT)/narrativexl
+
+# Does the model use what it read? ChapterBreak at 1K, intact vs the prefix beyond its last 256 tokens
+# replaced / shuffled / dropped, paired instance by instance: the context-use table and plot.
+demo-context: install
+	$(BIN)/longread demo-context --out $(DEMO_OUT)/context
 
 # The whole window: Gemma 3 270M on ChapterBreak prefixes from 1K to 32K tokens, the memory curve drawn.
 demo-long: install

@@ -69,11 +69,10 @@ def ablate_command(
 ) -> None:
     """Does the model use what it read? The intact run and each context control × K on the same samples,
     paired instance by instance: differences with 95% intervals, p-values, one sentence each, a plot."""
-    from longread.evaluation.controls import ControlError, ControlledTask, ControlSettings
+    from longread.evaluation.controls import ControlError, ControlSettings
     from longread.evaluation.registry import make_task
-    from longread.evaluation.runner import RunOptions, run_task
-    from longread.report.context_use import write_context_use
-    from longread.report.html import build_html_report
+    from longread.evaluation.runner import RunOptions
+    from longread.report.ablation import run_ablation
     from longread.runs.run_dir import SAMPLES_FILE
 
     settings = parse_task_options(option or [])
@@ -81,41 +80,38 @@ def ablate_command(
         keeps = [int(k) for k in parse_list(keep_last, "K")]
         kinds: list[Any] = parse_list(controls, "control")
         plans = [ControlSettings(kind, keep, sample_seed) for kind in kinds for keep in keeps]
+        make_task(task, settings)  # a bad task or setting is refused before the model loads
     except ValueError:
         raise typer.BadParameter(
             f"--keep-last takes token counts, e.g. 0,512,2048; got {keep_last!r}"
         ) from None
     except ControlError as exc:
         raise typer.BadParameter(str(exc)) from None
+    except LongreadError as exc:
+        raise fail(exc) from None
     if any(plan.intact for plan in plans):
         raise typer.BadParameter("the intact run is always made: name only shuffle, replace or none")
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
                              show_progress=not quiet)  # fmt: skip
-    runs: list[tuple[str, Any, Path]] = [("intact", None, out / "intact")]
-    runs += [(f"{p.kind} beyond the last {p.keep_last}", p, out / f"{p.kind}-k{p.keep_last}") for p in plans]
-    current = out
+    current = [out]
+
+    def announce(index: int, total: int, name: str, path: Path) -> None:
+        current[0] = path
+        typer.echo(f"[{index}/{total}] {name}: {path}", err=True)
+
     try:
-        tasks = [
-            (name, _task(make_task(task, settings), plan, ControlledTask), path) for name, plan, path in runs
-        ]
         backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
                                        prefill_chunk=512, threads=threads, max_length=max_length)  # fmt: skip
-        for index, (name, chosen, path) in enumerate(tasks, start=1):
-            current = path
-            typer.echo(f"[{index}/{len(tasks)}] {name}: {path}", err=True)
-            outcome = run_task(chosen, data, backend, path, run_options)
-            if outcome.errors:
-                typer.echo(f"  {len(outcome.errors)} sample(s) failed (see {path}/errors.jsonl)", err=True)
-        files = write_context_use(out / "intact", [path for _, _, path in tasks[1:]], out)
-        page = build_html_report([path for _, _, path in tasks], out / "html")
+        files = run_ablation(
+            lambda: make_task(task, settings), data, backend, out, plans, run_options, on_run=announce
+        )
     except KeyboardInterrupt as interrupt:
-        raise interrupted_run(interrupt, current, current / SAMPLES_FILE) from None
+        raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
     except LongreadError as exc:
         raise fail(exc) from None
-    typer.echo(files[0].read_text(encoding="utf-8"))
-    for path in [*files, page]:
+    typer.echo(files.markdown.read_text(encoding="utf-8"))
+    for path in (files.markdown, files.json_file, files.plot, files.html):
         typer.echo(f"wrote {path}")
-
-
-def _task(task: Any, plan: Any, wrapper: Any) -> Any:
-    return task if plan is None else wrapper(task, plan)
+    if files.failed:
+        typer.echo(f"{files.failed} sample(s) failed: each run's errors.jsonl names them", err=True)
+        raise typer.Exit(code=1)

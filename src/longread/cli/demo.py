@@ -56,3 +56,19 @@ def demo_narrativexl_command(
         run_narrativexl_demo(out, model=model, scenes=scenes, decoy_scenes=decoy_scenes)
     except LongreadError as exc:
         raise fail(exc) from None
+
+
+@demo_app.command("demo-context")
+def demo_context_command(
+    out: DemoOutOption = Path("demo-out/context"),
+    model: Annotated[str, typer.Option(help="The model to ask (a spec, see `longread models`).")] = "smollm2",
+    sample: Annotated[int, typer.Option(help="ChapterBreak instances (seeded, stratified by book).")] = 24,
+) -> None:
+    """Does the model use what it read? ChapterBreak at 1K from the bundled books, intact and with the
+    prefix beyond its last 256 tokens replaced, shuffled or dropped; the context-use table and plot."""
+    from longread.demos.context_use import run_context_demo
+
+    try:
+        run_context_demo(out, model=model, sample=sample)
+    except LongreadError as exc:
+        raise fail(exc) from None
