@@ -27,6 +27,7 @@ from longread.cli.export import export_app
 from longread.cli.info import info_app
 from longread.cli.interrupts import exit_code, received, signal_name, stop_on_signals
 from longread.cli.muld import muld_app
+from longread.cli.probe import probe_app
 from longread.cli.read import read_app
 from longread.cli.report import report_app
 from longread.cli.train import train_app
@@ -61,6 +62,7 @@ app.add_typer(build_app, name="build")
 app.add_typer(convert_app, name="convert")
 app.add_typer(train_app, name="train")
 app.add_typer(export_app, name="export")
+app.add_typer(probe_app, name="probe")
 
 
 def main() -> None:

@@ -1,0 +1,94 @@
+"""``longread probe …``: probes of a model on raw books, beside the benchmarks.
+
+``probe tokens``: every token of each book scored with a long context and a short one; which tokens
+need the long context (LongPPL's key tokens), loss by context length and by category
+(:mod:`longread.probes.tokens`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from longread.cli.options import DeviceOption, DtypeOption, ModelOption, QuietOption, ThreadsOption, fail
+from longread.errors import LongreadError
+
+probe_app = typer.Typer(help="Probes of a model on raw books: which tokens need the long context.")
+
+
+@probe_app.command("tokens")
+def probe_tokens_command(
+    books: Annotated[
+        list[Path], typer.Argument(help="Books: files (a shell glob works).", show_default=False)
+    ],
+    model: ModelOption,
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for tokens.parquet, summary.json/.md, tokens.png.")
+    ],
+    window: Annotated[int, typer.Option(help="Long context W (capped at the model's window).")] = 4096,
+    short: Annotated[
+        int, typer.Option(help="Short context K; tokens before the first K are not scored.")
+    ] = 128,
+    stride: Annotated[
+        int, typer.Option(help="Short windows advance by S (1: exact K; cost K/S per token).")
+    ] = 64,
+    alpha: Annotated[float, typer.Option(help="Key token: LSD above alpha nats …")] = 2.0,
+    beta: Annotated[float, typer.Option(help="… and long-context log-prob above beta.")] = -2.0,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Only the first N tokens of each book (recorded in the summary).")
+    ] = None,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    threads: ThreadsOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Score every token of each book with up to W tokens of context and with K; key tokens (LongPPL),
+    perplexity and LongPPL with intervals, loss by context length and category, a plot."""
+    from longread.documents.reader import read_book
+    from longread.models.registry import load_backend
+    from longread.probes.tokens import (
+        TokenProbeSettings,
+        plot_tokens,
+        probe_book,
+        summarise,
+        write_summary,
+        write_tokens,
+    )
+    from longread.progress import Progress
+
+    try:
+        settings = TokenProbeSettings(window, short, stride, alpha, beta, max_tokens)
+        backend = load_backend(model, device=device, dtype=dtype, threads=threads)
+        out.mkdir(parents=True, exist_ok=True)
+        tables, summaries, costs, names = [], [], [], []
+        for book_path in books:
+            book = read_book(book_path)
+            with Progress(
+                total=None, desc=f"probing {book.id} (tokens read)", unit="tok", enabled=not quiet
+            ) as bar:
+                table, cost = probe_book(backend, book, settings, progress=partial(_count, bar))
+            tables.append(table)
+            summaries.append(summarise(table))
+            costs.append(cost)
+            names.append(book.id)
+        write_tokens(tables, out)
+        plot_tokens(summaries, out / "tokens.png")
+        _, markdown = write_summary(summaries, settings, costs, backend.describe(), out)
+    except LongreadError as exc:
+        raise fail(exc) from None
+    typer.echo(markdown.read_text(encoding="utf-8"))
+    for name, cost in zip(names, costs, strict=True):
+        long_s, short_s = cost["long_seconds"], cost["short_seconds"]
+        per_token = cost["short_tokens_per_book_token"]
+        typer.echo(
+            f"{name}: {int(cost['book_tokens']):,} tokens; long pass {long_s:.1f} s, "
+            f"short pass {short_s:.1f} s ({per_token:.2f} tokens read per token)"
+        )
+    typer.echo(f"wrote {out / 'tokens.parquet'}, {out / 'summary.json'}, {markdown}, {out / 'tokens.png'}")
+
+
+def _count(bar: Any, tokens: int) -> None:
+    bar.update(items=tokens)

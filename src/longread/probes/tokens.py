@@ -1,0 +1,331 @@
+"""``longread probe tokens``: the per-token view of a book — which tokens need the long context?
+
+After Fang et al. 2024 (*What is Wrong with Perplexity for Long-context Language Modeling?*, LongPPL):
+each token of a book (after its first ``K``) is scored with a long context (up to ``W`` tokens: one
+chunked read with the cache, a sliding window past ``W``) and with a short one (``K`` tokens, windows
+advancing by ``S``; :mod:`longread.models.hf.token_logprobs`). Per token: the long-context log-prob
+(LCL) and the short one in nats, LSD = LCL − short, *key* = LSD > α and LCL > β (α = 2, β = −2), the
+distance to the token's last earlier occurrence, and whether its type is among the book's 10% most
+frequent. Per book: perplexity, LongPPL (perplexity over key tokens), the key tokens' share, and mean
+loss per context-length bucket and per category, with bootstrap intervals; a plot of loss against
+context length, one line per category.
+
+Files: ``tokens.parquet`` (one row per token), ``summary.json``, ``summary.md``, ``tokens.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from longread.documents.book import Book
+from longread.errors import LongreadError
+from longread.files import atomic_write_text
+from longread.metrics.bootstrap import bootstrap_interval
+
+FREQUENT_SHARE = 0.10
+CATEGORIES = ("frequent", "infrequent", "seen within K", "seen beyond K", "never seen")
+
+
+class ProbeSettingsError(LongreadError):
+    pass
+
+
+@dataclass(frozen=True)
+class TokenProbeSettings:
+    window: int = 4096
+    short: int = 128
+    stride: int = 64
+    alpha: float = 2.0
+    beta: float = -2.0
+    max_tokens: int | None = None
+    """Only the first N tokens of each book (recorded in the summary; None: the whole book)."""
+
+    def __post_init__(self) -> None:
+        if self.short < 1 or self.short >= self.window:
+            raise ProbeSettingsError(
+                f"--short ({self.short}) must be at least 1 and below --window ({self.window}): the short "
+                "context is the one the long context is compared with"
+            )
+        if not 1 <= self.stride <= self.short:
+            raise ProbeSettingsError(f"--stride must lie in 1…{self.short} (--short), got {self.stride}")
+        if self.max_tokens is not None and self.max_tokens <= self.short:
+            raise ProbeSettingsError(
+                f"--max-tokens must exceed --short ({self.short}), got {self.max_tokens}"
+            )
+
+
+@dataclass(frozen=True)
+class BookTokens:
+    book: str
+    positions: np.ndarray
+    token_ids: np.ndarray
+    texts: list[str]
+    lcl: np.ndarray
+    short: np.ndarray
+    long_context: np.ndarray
+    last_seen: list[int | None]
+    frequent: np.ndarray
+    settings: TokenProbeSettings
+
+    @property
+    def lsd(self) -> np.ndarray:
+        difference: np.ndarray = self.lcl - self.short
+        return difference
+
+    @property
+    def key(self) -> np.ndarray:
+        return (self.lsd > self.settings.alpha) & (self.lcl > self.settings.beta)
+
+    def categories(self) -> dict[str, np.ndarray]:
+        k = self.settings.short
+        seen = np.array([d is not None for d in self.last_seen], dtype=bool)
+        distance = np.array([d if d is not None else 0 for d in self.last_seen])
+        return {
+            "frequent": self.frequent,
+            "infrequent": ~self.frequent,
+            "seen within K": seen & (distance <= k),
+            "seen beyond K": seen & (distance > k),
+            "never seen": ~seen,
+        }
+
+
+def last_seen_distances(ids: Sequence[int]) -> list[int | None]:
+    last: dict[int, int] = {}
+    out: list[int | None] = []
+    for position, token in enumerate(ids):
+        before = last.get(token)
+        out.append(None if before is None else position - before)
+        last[token] = position
+    return out
+
+
+def frequent_types(ids: Sequence[int]) -> set[int]:
+    counts = Counter(ids)
+    ranked = sorted(counts, key=lambda token: (-counts[token], token))
+    return set(ranked[: max(1, math.ceil(len(ranked) * FREQUENT_SHARE))])
+
+
+def probe_book(
+    backend: Any, book: Book, settings: TokenProbeSettings, progress: Any = None
+) -> tuple[BookTokens, dict[str, float]]:
+    """Both passes over one book; the per-token table and the seconds each pass took."""
+    from longread.models.hf.token_logprobs import long_logprobs, short_logprobs
+
+    model = getattr(backend, "model", None)
+    encoder = getattr(backend, "encoder", None)
+    if model is None or encoder is None:
+        raise ProbeSettingsError(
+            f"{backend.name}: the token probe reads every token's log-prob from a local model (hf:, a "
+            "bundled GGUF); a served model does not give them for a whole book"
+        )
+    text, _ = book.render()
+    ids = encoder.encode_plain(text)
+    if settings.max_tokens is not None:
+        ids = ids[: settings.max_tokens]
+    if len(ids) <= settings.short:
+        raise ProbeSettingsError(f"{book.id}: {len(ids)} tokens, not more than --short ({settings.short})")
+    start = encoder.start_token_id
+    window = min(settings.window, backend.max_length - (1 if start is not None else 0))
+    started = time.perf_counter()
+    lcl, context = long_logprobs(model, ids, window=window, start_token=start, progress=progress)
+    long_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    short = short_logprobs(model, ids, short=settings.short, stride=settings.stride, start_token=start,
+                           progress=progress)  # fmt: skip
+    short_seconds = time.perf_counter() - started
+    scored = range(settings.short, len(ids))
+    seen = last_seen_distances(ids)
+    common = frequent_types(ids)
+    table = BookTokens(
+        book=book.id,
+        positions=np.array(list(scored)),
+        token_ids=np.array([ids[p] for p in scored]),
+        texts=[
+            str(encoder.tokenizer.decode([ids[p]])) if hasattr(encoder, "tokenizer") else "" for p in scored
+        ],
+        lcl=np.array([lcl[p] for p in scored], dtype=np.float64),
+        short=np.array([short[p] for p in scored], dtype=np.float64),
+        long_context=np.array([context[p] for p in scored]),
+        last_seen=[seen[p] for p in scored],
+        frequent=np.array([ids[p] in common for p in scored], dtype=bool),
+        settings=settings,
+    )
+    costs = {
+        "book_tokens": float(len(ids)),
+        "long_seconds": long_seconds,
+        "short_seconds": short_seconds,
+        "short_tokens_per_book_token": (settings.short + (1 if start is not None else 0)) / settings.stride,
+        "window": float(window),
+    }
+    return table, costs
+
+
+def _mean_with_interval(values: np.ndarray) -> dict[str, Any]:
+    if values.size == 0:
+        return {"n": 0, "mean": None, "ci_low": None, "ci_high": None}
+    low, high = bootstrap_interval(values, lambda sample: float(np.mean(sample)), n_resamples=1000, seed=0)
+    return {"n": int(values.size), "mean": float(np.mean(values)), "ci_low": low, "ci_high": high}
+
+
+def _perplexity(lcl: np.ndarray) -> dict[str, Any]:
+    if lcl.size == 0:
+        return {"n": 0, "value": None, "ci_low": None, "ci_high": None}
+    low, high = bootstrap_interval(lcl, lambda s: float(np.exp(-np.mean(s))), n_resamples=1000, seed=0)
+    return {"n": int(lcl.size), "value": float(np.exp(-np.mean(lcl))), "ci_low": low, "ci_high": high}
+
+
+def context_bucket(length: int) -> int:
+    """The power of two at or below ``length`` (the bucket's lower edge)."""
+    return 1 << max(0, int(length).bit_length() - 1)
+
+
+def summarise(table: BookTokens) -> dict[str, Any]:
+    loss = -table.lcl
+    buckets: dict[str, Any] = {}
+    for edge in sorted({context_bucket(n) for n in table.long_context}):
+        chosen = np.array([context_bucket(n) == edge for n in table.long_context])
+        buckets[str(edge)] = {
+            "all": _mean_with_interval(loss[chosen]),
+            **{name: _mean_with_interval(loss[chosen & mask]) for name, mask in table.categories().items()},
+        }
+    return {
+        "book": table.book,
+        "tokens_scored": int(table.lcl.size),
+        "perplexity": _perplexity(table.lcl),
+        "long_ppl": _perplexity(table.lcl[table.key]),
+        "key_share": float(np.mean(table.key)),
+        "key_tokens": int(np.sum(table.key)),
+        "mean_lsd": float(np.mean(table.lsd)),
+        "loss_by_category": {
+            name: _mean_with_interval(loss[mask]) for name, mask in table.categories().items()
+        },
+        "short_loss_by_category": {
+            name: _mean_with_interval(-table.short[mask]) for name, mask in table.categories().items()
+        },
+        "loss_by_context_bucket": buckets,
+    }
+
+
+def write_tokens(tables: Sequence[BookTokens], out: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns: dict[str, list[Any]] = {name: [] for name in (
+        "book", "position", "token_id", "text", "lcl", "short_logprob", "lsd", "key", "last_seen_distance",
+        "frequent", "long_context")}  # fmt: skip
+    for table in tables:
+        columns["book"] += [table.book] * table.lcl.size
+        columns["position"] += table.positions.tolist()
+        columns["token_id"] += table.token_ids.tolist()
+        columns["text"] += table.texts
+        columns["lcl"] += table.lcl.tolist()
+        columns["short_logprob"] += table.short.tolist()
+        columns["lsd"] += table.lsd.tolist()
+        columns["key"] += table.key.tolist()
+        columns["last_seen_distance"] += table.last_seen
+        columns["frequent"] += table.frequent.tolist()
+        columns["long_context"] += table.long_context.tolist()
+    path = out / "tokens.parquet"
+    partial = path.with_name(".tokens.parquet.tmp")
+    pq.write_table(pa.table(columns), partial)
+    partial.replace(path)
+    return path
+
+
+def plot_tokens(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
+    figure = Figure(figsize=(6.0 * len(summaries), 4.2), dpi=130, layout="constrained")
+    for index, summary in enumerate(summaries):
+        axes = figure.add_subplot(1, len(summaries), index + 1)
+        buckets = summary["loss_by_context_bucket"]
+        edges = sorted(buckets, key=int)
+        for name in ("all", *CATEGORIES):
+            points = [(int(e), buckets[e][name]) for e in edges if buckets[e][name]["n"] >= 5]
+            if not points:
+                continue
+            xs = [x for x, _ in points]
+            ys = [p["mean"] for _, p in points]
+            lows = [p["mean"] - p["ci_low"] for _, p in points]
+            highs = [p["ci_high"] - p["mean"] for _, p in points]
+            axes.errorbar(xs, ys, yerr=[lows, highs], marker="o", capsize=2, label=name,
+                          linewidth=2.2 if name == "all" else 1.2)  # fmt: skip
+        axes.set_xscale("log", base=2)
+        axes.set_xlabel("long context (tokens, bucket's lower edge)")
+        axes.set_ylabel("loss (nats / token)")
+        axes.set_title(f"{summary['book']}: LongPPL {summary['long_ppl']['value'] or float('nan'):.2f}, "
+                       f"PPL {summary['perplexity']['value']:.2f}")  # fmt: skip
+        axes.legend(fontsize="small")
+    partial = path.with_name(f".{path.name}.tmp")
+    figure.savefig(partial, format="png")
+    partial.replace(path)
+    return path
+
+
+def write_summary(
+    summaries: Sequence[dict[str, Any]],
+    settings: TokenProbeSettings,
+    costs: Sequence[dict[str, float]],
+    model: dict[str, str],
+    out: Path,
+) -> tuple[Path, Path]:
+    payload = {
+        "settings": settings.__dict__,
+        "model": model,
+        "books": list(summaries),
+        "costs": [{"book": s["book"], **cost} for s, cost in zip(summaries, costs, strict=True)],
+        "notes": [
+            f"long: up to {settings.window} tokens of context, one chunked read with the cache; past the "
+            "window a sliding window (the last half read again), so each token sees between W/2 and W tokens",
+            f"short: windows of {settings.short} tokens advancing by {settings.stride}; each token sees "
+            f"between {settings.short - settings.stride + 1} and {settings.short} tokens",
+            *(
+                [f"only the first {settings.max_tokens} tokens of each book (--max-tokens)"]
+                if settings.max_tokens
+                else []
+            ),
+        ],
+    }
+    js = out / "summary.json"
+    atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    lines = [
+        f"# Which tokens need the long context? — {model.get('name', '?')}",
+        "",
+        f"Key tokens: LSD > {settings.alpha} nats and LCL > {settings.beta} (LongPPL, Fang et al. 2024).",
+        "",
+        "| book | tokens | perplexity [95% CI] | LongPPL [95% CI] | key tokens | loss: seen beyond K "
+        "| never seen |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for s in summaries:
+        ppl, lppl = s["perplexity"], s["long_ppl"]
+        beyond, never = s["loss_by_category"]["seen beyond K"], s["loss_by_category"]["never seen"]
+        lppl_text = (
+            "—"
+            if lppl["value"] is None
+            else f"{lppl['value']:.2f} [{lppl['ci_low']:.2f}, {lppl['ci_high']:.2f}]"
+        )
+        lines.append(
+            f"| {s['book']} | {s['tokens_scored']:,} | "
+            f"{ppl['value']:.2f} [{ppl['ci_low']:.2f}, {ppl['ci_high']:.2f}] | {lppl_text} | "
+            f"{s['key_tokens']:,} ({100 * s['key_share']:.1f}%) | "
+            f"{beyond['mean'] or float('nan'):.2f} | {never['mean'] or float('nan'):.2f} |"
+        )
+    lines += [
+        "",
+        *(f"- {note}" for note in payload["notes"]),
+        "",
+        "![loss against context length](tokens.png)",
+        "",
+    ]
+    md = out / "summary.md"
+    atomic_write_text(md, "\n".join(lines))
+    return js, md
