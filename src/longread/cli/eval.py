@@ -205,18 +205,9 @@ def eval_command(
     )
     try:
         with ray_for_command(ray, ray_workers) as on_ray:
-            load_backend = partial(
-                backend_from_options,
-                model,
-                device=device,
-                dtype=dtype,
-                mode=mode,
-                batch_size=batch_size,
-                prefill_chunk=prefill_chunk,
-                threads=threads,
-                max_length=max_length,
-                ray=on_ray,
-            )
+            load_backend = partial(backend_from_options, model, device=device, dtype=dtype, mode=mode,
+                                   batch_size=batch_size, prefill_chunk=prefill_chunk, threads=threads,
+                                   max_length=max_length, ray=on_ray)  # fmt: skip
             outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control)
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
         from longread.runs.run_dir import SAMPLES_FILE
