@@ -1,0 +1,86 @@
+"""Every task whose requests carry a document runs under a context control (SmolLM2, local): NarrativeXL
+read-along (its windows read again per question) and scene summaries, MuLD character archetype
+(log-likelihood) and VLSP (generation from a document prompt). The rows keep the intact keys, say what
+was perturbed, and a control that keeps everything gives the intact log-probs to the bit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from longread.benchmarks.muld.builders.archetype import build_archetype
+from longread.benchmarks.muld.builders.vlsp import build_vlsp
+from longread.evaluation import RunOptions, make_task, run_task
+from longread.evaluation.controls import ControlledTask, ControlSettings
+from tests.benchmarks.muld.builders.test_archetype import make_sources
+from tests.benchmarks.narrativexl.test_task import _books, _summaries_book
+from tests.helpers import copy_theses, needs_shared
+from tests.models_fixtures import backend
+
+QUIET = RunOptions(show_progress=False)
+pytestmark = needs_shared
+
+
+def _rows(run: Path) -> dict[str, dict[str, Any]]:
+    rows = (json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines())
+    return {row["key"]: row for row in rows}
+
+
+def _runs(
+    task: str, settings: dict[str, str], data: Path, out: Path, *controls: ControlSettings
+) -> list[dict[str, dict[str, Any]]]:
+    runs = []
+    for index, control in enumerate((None, *controls)):
+        chosen: Any = make_task(task, settings)
+        if control is not None:
+            chosen = ControlledTask(chosen, control)
+        outcome = run_task(chosen, data, backend("smollm2"), out / str(index), QUIET)
+        assert not outcome.errors, outcome.errors
+        runs.append(_rows(out / str(index)))
+    assert all(sorted(run) == sorted(runs[0]) for run in runs) and runs[0]
+    return runs
+
+
+def test_narrativexl_read_along_under_replace_and_shuffle(tmp_path: Path) -> None:
+    data = tmp_path / "build"
+    (data / "readalong").mkdir(parents=True)
+    for book in _books():
+        (data / "readalong" / f"{book.book_id}.json").write_text(book.model_dump_json(), encoding="utf-8")
+    _, replaced, shuffled = _runs("narrativexl", {"window": "256"}, data, tmp_path,
+                                  ControlSettings("replace", 32), ControlSettings("shuffle", 0))  # fmt: skip
+    for row in replaced.values():
+        if row["tokens_perturbed"]:
+            (donor,) = row["donors"]
+            assert donor != row["book_id"]
+    assert any(row["tokens_perturbed"] > 0 for row in replaced.values())
+    assert all(row["context_control"] == "shuffle" for row in shuffled.values())
+
+
+def test_narrativexl_summaries_shuffled_and_a_no_op_to_the_bit(tmp_path: Path) -> None:
+    data = tmp_path / "pride.json"
+    data.write_text(_summaries_book().model_dump_json(), encoding="utf-8")
+    controls = (ControlSettings("shuffle", 0), ControlSettings("none", 100_000))
+    intact, shuffled, kept = _runs("narrativexl-summaries", {}, data, tmp_path, *controls)
+    for key, row in intact.items():
+        assert shuffled[key]["tokens_perturbed"] > 0 and shuffled[key]["logprobs"] != row["logprobs"]
+        assert kept[key]["tokens_perturbed"] == 0 and kept[key]["logprobs"] == row["logprobs"]
+
+
+def test_muld_archetype_and_vlsp_under_a_control(tmp_path: Path) -> None:
+    scripts, labels = make_sources(tmp_path / "sources")
+    archetype = tmp_path / "character_id.jsonl"
+    build_archetype(scripts, labels, archetype)
+    controls = (ControlSettings("none", 16), ControlSettings("shuffle", 10**6))
+    settings = {"chunk_tokens": "128"}
+    intact, dropped, kept = _runs("muld/character-archetype", settings, archetype, tmp_path / "a", *controls)
+    for key, row in intact.items():
+        assert dropped[key]["tokens_perturbed"] > 0 and kept[key]["logprobs"] == row["logprobs"]
+    source = copy_theses(tmp_path / "src", ["0704.2963v1", "0705.0587v1"])
+    vlsp = tmp_path / "vlsp.jsonl"
+    build_vlsp([source], vlsp)
+    settings = {"mode": "first", "summary_tokens": "8", "first_tokens": "256"}
+    plain, shuffled = _runs("muld/vlsp", settings, vlsp, tmp_path / "v", ControlSettings("shuffle", 64))
+    for key, row in shuffled.items():
+        assert row["tokens_perturbed"] == 256 - 64 and row["context_control"] == "shuffle", key
+        assert row["read_sha256"] and plain[key].get("read_sha256") is None
