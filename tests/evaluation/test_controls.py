@@ -18,7 +18,9 @@ from longread.benchmarks.chapterbreak.io import write_instances
 from longread.documents.reader import read_book
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.evaluation.controls import ControlError, ControlledTask, ControlSettings
+from longread.models.requests.control import ids_sha256
 from longread.report.build import build_report
+from longread.runs.inputs_log import INPUTS_FILE, read_inputs
 from tests.helpers import REPO_ROOT, gutenberg_book, needs_shared
 from tests.models_fixtures import backend
 
@@ -46,11 +48,13 @@ def _rows(run: Path) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: row["key"])
 
 
-def _run(data: Path, out: Path, control: ControlSettings | None) -> list[dict[str, Any]]:
+def _run(
+    data: Path, out: Path, control: ControlSettings | None, options: RunOptions = QUIET
+) -> list[dict[str, Any]]:
     task: Any = make_task("chapterbreak", SETTINGS)
     if control is not None:
         task = ControlledTask(task, control)
-    outcome = run_task(task, data, backend("smollm2"), out, QUIET)
+    outcome = run_task(task, data, backend("smollm2"), out, options)
     assert not outcome.errors, outcome.errors
     return _rows(out)
 
@@ -80,7 +84,18 @@ def test_replacing_the_distant_prefix_keeps_keys_records_donors_and_pairs_in_the
     two_books: Path, intact: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "replace"
-    rows = _run(two_books, out, ControlSettings("replace", keep_last=32, seed=0))
+    rows = _run(
+        two_books,
+        out,
+        ControlSettings("replace", keep_last=32, seed=0),
+        RunOptions(show_progress=False, save_inputs=True),
+    )
+    inputs = {line["key"]: line for line in read_inputs(out / INPUTS_FILE)}
+    assert sorted(inputs) == [row["key"] for row in rows]
+    for row in rows:  # what --save-inputs says was read is what the row's hash says was read
+        assert ids_sha256(inputs[row["key"]]["context"]) == row["read_sha256"]  # SmolLM2 reads no start token
+        assert [len(c) for c in inputs[row["key"]]["continuations"]] == row["continuation_tokens"]
+    assert not (intact / INPUTS_FILE).exists()  # without the option nothing changes
     before = {row["key"]: row for row in _rows(intact)}
     assert sorted(before) == sorted(row["key"] for row in rows)
     for row in rows:

@@ -93,6 +93,13 @@ StrideOption = Annotated[
     int | None,
     typer.Option(help="Shorthand for -o stride=N: how far the full reading window moves (default W/2)."),
 ]
+SaveInputsOption = Annotated[
+    bool,
+    typer.Option(
+        "--save-inputs",
+        help="Write the token ids each request sent to the model to inputs.jsonl.gz beside samples.jsonl.",
+    ),
+]
 ContextOption = Annotated[
     str | None,
     typer.Option(
@@ -176,6 +183,7 @@ def eval_command(
     books_list: BooksListOption = None,
     context: ContextOption = None,
     keep_last: KeepLastOption = None,
+    save_inputs: SaveInputsOption = False,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.runner import RunOptions
@@ -202,6 +210,7 @@ def eval_command(
         recheck=recheck,
         books_list=books_list,
         same_samples_as=same_samples_as,
+        save_inputs=save_inputs,
     )
     try:
         with ray_for_command(ray, ray_workers) as on_ray:

@@ -64,6 +64,8 @@ class RunOptions:
     """Only the books this file names (one id a line), before ``sample`` and ``limit``."""
     same_samples_as: Path | None = None
     """Exactly the instances (by pair id) the run in this directory evaluated, before ``limit``."""
+    save_inputs: bool = False
+    """Write the token ids each request sent to the model to ``inputs.jsonl.gz`` (``--save-inputs``)."""
 
     def runtime(self) -> dict[str, Any]:
         facts: dict[str, Any] = {
@@ -78,6 +80,7 @@ class RunOptions:
             "recheck": self.recheck or None,
             "books_list": str(self.books_list) if self.books_list else None,
             "same_samples_as": str(self.same_samples_as) if self.same_samples_as else None,
+            "save_inputs": True if self.save_inputs else None,
         }
         return {**facts, **{key: value for key, value in extra.items() if value is not None}}
 
@@ -123,6 +126,8 @@ def run_task(
         raise LongreadError(f"{data}: two samples share a key — are instance ids unique in this file?")
     batch = max(1, options.request_batch or int(getattr(backend, "preferred_batch", 1)))
     with RunDir.create(run_path, config, resume=options.resume, overwrite=options.overwrite) as run:
+        if options.save_inputs:
+            run.save_inputs()
         done = run.done_keys()
         pending = [[s for s in samples if s.key not in done] for samples in chosen]
         pending = [samples for samples in pending if samples]

@@ -21,6 +21,7 @@ from longread.models.errors import FatalBackendError
 from longread.models.requests.groups import RequestGroup
 from longread.progress import Progress
 from longread.runs.errors import RunWriteError
+from longread.runs.inputs_log import inputs_line
 from longread.runs.run_dir import RunDir
 
 logger = logging.getLogger(__name__)
@@ -189,6 +190,8 @@ def _store(
         return
     tokens = 0 if reused else tokens_of(result)
     run.append(row.model_dump(mode="json", exclude_none=False), tokens=tokens)
+    if run.inputs is not None:
+        run.inputs.append(inputs_line(sample.key, result))
     outcome.reused += int(reused)
     outcome.scored += int(not reused)
     progress.update(items=1, tokens=tokens)

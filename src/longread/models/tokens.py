@@ -119,6 +119,11 @@ class EncodedGroup:
     """What the request's context control did to ``context`` (None: no control)."""
 
     @property
+    def read_ids(self) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+        """The context as read without its start token, and the continuations as scored."""
+        return self.context[self.context_start_tokens :], self.continuations
+
+    @property
     def context_tokens_kept(self) -> int:
         """Text tokens of the context the model reads."""
         return len(self.context) - self.context_start_tokens

@@ -41,6 +41,7 @@ from longread.runs.errors import (
     RunWriteError,
     write_failure_reason,
 )
+from longread.runs.inputs_log import INPUTS_FILE, InputsLog
 from longread.runs.jsonl_log import JsonlLog, read_rows
 from longread.runs.timing import RunTiming, SessionTiming
 
@@ -106,6 +107,8 @@ class RunDir:
             self._samples.close()
             raise
         self._incidents: JsonlLog | None = None
+        self.inputs: InputsLog | None = None
+        """``inputs.jsonl.gz`` when the run saves what the model read (:meth:`save_inputs`)."""
         self.torn_tail = self._samples.torn_tail
         self._done = {str(row["key"]) for row in self._samples.initial_rows if "key" in row}
         rows_now = len(self._samples.initial_rows)
@@ -306,6 +309,11 @@ class RunDir:
         except OSError as exc:
             raise RunWriteError(path, write_failure_reason(exc), len(self._done)) from exc
 
+    def save_inputs(self) -> None:
+        """From now on, each sample's token ids go to ``inputs.jsonl.gz`` (appended on resume)."""
+        if self.inputs is None:
+            self.inputs = InputsLog(self.path / INPUTS_FILE)
+
     def close(self) -> None:
         """Write the final timing and release the run directory."""
         try:
@@ -317,6 +325,9 @@ class RunDir:
     def _close_logs(self) -> None:
         self._samples.close()
         self._errors.close()
+        if self.inputs is not None:
+            self.inputs.close()
+            self.inputs = None
         if self._incidents is not None:
             self._incidents.close()
 

@@ -175,6 +175,7 @@ class HFBackend:
                     context_tokens_original=group.context_tokens_original,
                     context_tokens_kept=group.context_tokens_kept,
                     control=group.control,
+                    read_ids=group.read_ids,
                 )
             )
         return results
@@ -310,6 +311,7 @@ class HFBackend:
                     output = self._generate_single(prepared[i][0], progress)
                 decoded[i] = output
         results = []
+        start_id = self.encoder.start_token_id
         for (decoding, document), maybe in zip(prepared, decoded, strict=True):
             assert maybe is not None
             output = maybe
@@ -322,6 +324,7 @@ class HFBackend:
                     document_tokens_original=document.document_tokens_original if document else None,
                     document_tokens_kept=document.document_tokens_kept if document else None,
                     control=document.control if document else None,
+                    prompt_ids=tuple(decoding.prompt[start_length(decoding.prompt, start_id) :]),
                 )
             )
         return results

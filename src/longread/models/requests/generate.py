@@ -124,4 +124,6 @@ class GenerateResult:
     """… and after (the instruction is never cut)."""
     control: ControlRecord | None = None
     """What the document prompt's context control did (None: it had none)."""
+    prompt_ids: tuple[int, ...] | None = field(default=None, compare=False)
+    """The prompt as read, without its start token (None: a chat prompt a server rendered)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)

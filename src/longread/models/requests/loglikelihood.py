@@ -74,6 +74,8 @@ class LoglikelihoodResult:
     context_tokens_kept: int
     control: ControlRecord | None = None
     """What the request's context control did (None: the request had none)."""
+    read_ids: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = field(default=None, compare=False)
+    """(context as read without its start token, each continuation as scored): ``--save-inputs``."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 

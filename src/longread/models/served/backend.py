@@ -138,6 +138,7 @@ class ServedBackend:
             context_tokens_original=group.context_tokens_original,
             context_tokens_kept=group.context_tokens_kept,
             control=group.control,
+            read_ids=group.read_ids,
         )
 
     def loglikelihood(
@@ -198,8 +199,10 @@ class ServedBackend:
     def _generate_one(self, request: GenerateRequest) -> GenerateResult:
         prompt, document = self._prepare(request)
         chat = isinstance(request.prompt, ChatPrompt)
+        # What was sent as token ids (a chat is rendered by the server, a text prompt re-tokenised there).
+        sent_ids = None if chat else tuple(prompt[start_length(prompt, self.tokenizer.start_token_id) :])
         if not chat and self.check.settings.prompt_form == "text":
-            prompt = self.tokenizer.decode(prompt)
+            prompt, sent_ids = self.tokenizer.decode(prompt), None
         payload = generation_payload(
             self.name,
             prompt,
@@ -220,6 +223,7 @@ class ServedBackend:
             document_tokens_original=document.document_tokens_original if document else None,
             document_tokens_kept=document.document_tokens_kept if document else None,
             control=document.control if document else None,
+            prompt_ids=sent_ids,
         )
 
     def generate(
