@@ -103,6 +103,8 @@ class ControlledTask:
         self.request_kinds = kinds
         self._documents: dict[str, tuple[str, str]] = {}
         """group (book) → (document id, text): the longest document of each group."""
+        self._group_of: dict[str, str] = {}
+        """instance id → its group, read once at load (a sample asks for it with no second read)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._task, name)
@@ -115,6 +117,7 @@ class ControlledTask:
         instances = self._task.load(data)
         for instance in instances:
             group, document_id, text = self._task.control_document(instance)  # type: ignore[attr-defined]
+            self._group_of[document_id] = group
             kept = self._documents.get(group)
             if kept is None or len(text) > len(kept[1]):
                 self._documents[group] = (document_id, text)
@@ -151,17 +154,13 @@ class ControlledTask:
     def control_for(self, sample: Sample[Any]) -> ContextControl:
         donors: tuple[Donor, ...] = ()
         if self._control.kind == "replace":
-            own = self._own_group(sample)
-            others = sorted((group, doc) for group, doc in self._documents.items() if group != own)
+            own = self._group_of.get(sample.instance_id)
+            others = [(group, self._documents[group]) for group in sorted(self._documents) if group != own]
             random.Random(f"{self._control.seed}\0{sample.key}").shuffle(others)
             donors = tuple(Donor(doc_id, text) for _, (doc_id, text) in others[:DONORS_PER_SAMPLE])
         return ContextControl(
             self._control.kind, self._control.keep_last, self._control.seed, sample.key, donors
         )
-
-    def _own_group(self, sample: Sample[Any]) -> str:
-        group, _, _ = self._task.control_document(sample.instance)  # type: ignore[attr-defined]
-        return str(group)
 
 
 def controlled_request(request: Any, control: ContextControl, task: str) -> Any:
