@@ -129,13 +129,12 @@ class EncodedGroup:
         return len(self.context) - self.context_start_tokens
 
 
-def question_tokens(encoder: TokenEncoder, request: LoglikelihoodRequest) -> int:
+def question_tokens(encoder: TokenEncoder, request: LoglikelihoodRequest, whole: Sequence[int]) -> int:
     """Tokens at the end of the request's context that are its question (``question_chars``): those
     after the longest run of tokens the context shares with its document alone (a token spanning the
-    seam counts as question)."""
+    seam counts as question). ``whole``: the context's text tokens, already encoded."""
     if not request.question_chars:
         return 0
-    whole = encoder.encode_plain(request.context.rstrip())
     document = encoder.encode_plain(request.context[: len(request.context) - request.question_chars])
     shared = 0
     for a, b in zip(whole, document, strict=False):
@@ -199,7 +198,7 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
             context,
             request.control,
             start_tokens=head,
-            question_tokens=question_tokens(encoder, request),
+            question_tokens=question_tokens(encoder, request, context_ids[head:]),
             encode_plain=encoder.encode_plain,
         )
         if not context:  # `none` with K = 0 on a model without a start token: read the prefix token alone

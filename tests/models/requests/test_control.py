@@ -7,6 +7,8 @@ and with Gemma 3 270M, whose ``<bos>`` must stay first and unperturbed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from longread.models.requests import LoglikelihoodRequest
@@ -129,3 +131,24 @@ def test_gemma_keeps_its_bos_first_and_unperturbed_under_every_control() -> None
         assert group.context[0] == bos and bos not in group.context[1:], kind
         assert group.control is not None and group.control.tokens_perturbed == 400
         assert group.continuations == intact.continuations
+
+
+def test_the_question_after_the_document_is_never_perturbed() -> None:
+    model = backend("smollm2")
+    text = book_text()
+    start = text.index("It is a truth universally")
+    question = "\n\nQuestion: who is the hero of this story? Answer:"
+    request = LoglikelihoodRequest(
+        context=text[start : start + 1500] + question, continuations=(" Darcy",), question_chars=len(question)
+    )
+    intact = encode_request(model.encoder, request, model.max_length)
+    for kind in ("shuffle", "none"):
+        controlled = replace(request, control=ContextControl(kind, keep_last=0, key="q"))  # type: ignore[arg-type]
+        group = encode_request(model.encoder, controlled, model.max_length)
+        asked = len(model.encoder.encode_plain(question.rstrip()))
+        assert group.context[-asked:] == intact.context[-asked:], kind
+        assert group.control is not None and group.control.tokens_perturbed >= len(intact.context) - asked - 1
+    dropped = encode_request(
+        model.encoder, replace(request, control=ContextControl("none", 0, key="q")), 2048
+    )
+    assert len(dropped.context) <= asked + 1  # only the question (and a token spanning the seam) is read
