@@ -25,17 +25,17 @@ from tests.helpers import REPO_ROOT, gutenberg_book, needs_shared
 from tests.models_fixtures import backend
 
 QUIET = RunOptions(show_progress=False)
-SETTINGS = {"prefix_lengths": "128,256", "suffix_tokens": "48"}
+SETTINGS = {"prefix_lengths": "64,128", "suffix_tokens": "16"}
 
 pytestmark = needs_shared
 
 
 @pytest.fixture(scope="module")
 def two_books(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two instances from each of Frankenstein and Pride and Prejudice, prefixes of 512 tokens."""
+    """Two instances from each of Frankenstein and Pride and Prejudice, prefixes of 256 tokens."""
     instances = []
     for book in (84, 1342):
-        instances += build_book(read_book(gutenberg_book(book)), BuildOptions(prefix_tokens=512)).instances[
+        instances += build_book(read_book(gutenberg_book(book)), BuildOptions(prefix_tokens=256)).instances[
             2:4
         ]
     path = tmp_path_factory.mktemp("cb") / "cb.jsonl"
@@ -110,8 +110,8 @@ def test_replacing_the_distant_prefix_keeps_keys_records_donors_and_pairs_in_the
     other_seed = _run(two_books, tmp_path / "seed1", ControlSettings("replace", keep_last=32, seed=1))
     assert [r["read_sha256"] for r in other_seed] != [r["read_sha256"] for r in rows]
     report = build_report([intact, out], tmp_path / "report")
-    (paired_128, paired_256) = report.paired
-    assert paired_128.paired == paired_256.paired == 4
+    (paired_64, paired_128) = report.paired
+    assert paired_64.paired == paired_128.paired == 4
     assert "Paired with the first run" in report.markdown.read_text()
     assert "(replace, last 32 kept)" in report.markdown.read_text()
 
@@ -146,7 +146,7 @@ def test_the_command_line_refuses_bad_settings_and_a_resume_under_another_contro
     alone = run("--out", str(tmp_path / "b"), "--keep-last", "64")
     assert alone.returncode == 2 and "add --context shuffle, replace or none" in alone.stderr
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
-    options = ["-o", "prefix_lengths=128,256", "-o", "suffix_tokens=48"]
+    options = ["-o", "prefix_lengths=64,128", "-o", "suffix_tokens=16"]
     resumed = run("--out", str(intact), *options, "-o", "context=shuffle", "-o", "keep_last=8", "--resume")
     assert resumed.returncode == 2, resumed.stderr[-2000:]
     assert "settings.context_control: 'intact'" not in resumed.stderr  # intact runs carry no control …
