@@ -65,8 +65,8 @@ demo: install
 demo-narrativexl: install
 	$(BIN)/longread demo-narrativexl --out $(DEMO_OUT)/narrativexl
 
-# Does the model use what it read? ChapterBreak at 1K, intact vs the prefix beyond its last 256 tokens
-# replaced / shuffled / dropped, paired instance by instance: the context-use table and plot.
+# Does the model use what it read? NarrativeXL summaries with the scene intact / shuffled / replaced, and
+# ChapterBreak at 1K with the prefix beyond its last 256 tokens replaced, paired instance by instance.
 demo-context: install
 	$(BIN)/longread demo-context --out $(DEMO_OUT)/context
 

@@ -55,3 +55,14 @@ def test_ablate_runs_every_control_on_the_same_samples_and_writes_the_context_us
     # Resumable: a second call redoes nothing and writes the same report.
     again = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=900)
     assert again.returncode == 0 and json.loads((out / "context_use.json").read_text()) == report
+
+
+def test_a_metric_the_task_does_not_have_is_refused_before_the_model_loads(tmp_path: Path) -> None:
+    data = tmp_path / "cb.jsonl"
+    data.write_text("")
+    command = [sys.executable, "-m", "longread.cli", "ablate", "chapterbreak", "--data", str(data), "--model",
+               "smollm2", "--out", str(tmp_path / "out"), "--metrics", "accuracy,margin"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    message = " ".join(done.stderr.replace("│", " ").split())
+    assert done.returncode == 2 and "chapterbreak has no metric margin; its metrics: accuracy" in message
+    assert not (tmp_path / "out").exists()

@@ -9,10 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from longread.benchmarks.muld.builders.archetype import build_archetype
 from longread.benchmarks.muld.builders.vlsp import build_vlsp
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.evaluation.controls import ControlledTask, ControlSettings
+from longread.report.build import build_report
+from longread.report.context_use import write_context_use
 from tests.benchmarks.muld.builders.test_archetype import make_sources
 from tests.benchmarks.narrativexl.test_task import _books, _summaries_book
 from tests.helpers import copy_theses, needs_shared
@@ -65,6 +69,24 @@ def test_narrativexl_summaries_shuffled_and_a_no_op_to_the_bit(tmp_path: Path) -
     for key, row in intact.items():
         assert shuffled[key]["tokens_perturbed"] > 0 and shuffled[key]["logprobs"] != row["logprobs"]
         assert kept[key]["tokens_perturbed"] == 0 and kept[key]["logprobs"] == row["logprobs"]
+    # the context-use report on accuracy and on the margin, per x and pooled over every x
+    md, js, _ = write_context_use(tmp_path / "0", [tmp_path / "1"], tmp_path / "use", ("accuracy", "margin"))
+    report = json.loads(js.read_text())["rows"]
+    xs = [str(x) for x in sorted({row["candidates"] for row in intact.values()})]
+    shown = [*xs, "all"] if len(xs) > 1 else xs
+    assert {(r["metric"], str(r["x"])) for r in report} == {
+        (m, x) for m in ("accuracy", "margin") for x in shown
+    }
+    (pooled,) = [r for r in report if r["metric"] == "margin" and str(r["x"]) == shown[-1]]
+    by_hand = [_margin(shuffled[key]) - _margin(row) for key, row in intact.items()]
+    assert pooled["paired"] == len(intact)
+    assert pooled["difference"] == pytest.approx(sum(by_hand) / len(by_hand), abs=1e-9)
+    assert "Margin, " in md.read_text() and pooled["p"] is None
+
+
+def _margin(row: dict[str, Any]) -> float:
+    means = [lp / n for lp, n in zip(row["logprobs"], row["n_tokens"], strict=True)]
+    return means[0] - max(means[1:])
 
 
 def test_muld_archetype_and_vlsp_under_a_control(tmp_path: Path) -> None:
@@ -76,6 +98,13 @@ def test_muld_archetype_and_vlsp_under_a_control(tmp_path: Path) -> None:
     intact, dropped, kept = _runs("muld/character-archetype", settings, archetype, tmp_path / "a", *controls)
     for key, row in intact.items():
         assert dropped[key]["tokens_perturbed"] > 0 and kept[key]["logprobs"] == row["logprobs"]
+    # macro F1 is corpus-level: the paired report computes it again on each resample of instances
+    report = build_report([tmp_path / "a" / "0", tmp_path / "a" / "1"], tmp_path / "a" / "report")
+    (paired,) = report.paired
+    results = json.loads((tmp_path / "a" / "0" / "results.json").read_text())
+    assert paired.metric == "macro_f1" and paired.paired == len(intact)
+    assert paired.value_first == pytest.approx(results["overall"]["metrics"]["macro_f1"]["value"])
+    assert paired.ci_low <= paired.difference <= paired.ci_high and paired.mcnemar_p is None
     source = copy_theses(tmp_path / "src", ["0704.2963v1", "0705.0587v1"])
     vlsp = tmp_path / "vlsp.jsonl"
     build_vlsp([source], vlsp)

@@ -86,13 +86,20 @@ def test_paired_difference_matches_a_hand_computation(tmp_path: Path) -> None:
     assert not math.isnan(entry["ci_low"])
 
 
-def test_a_corpus_level_primary_metric_is_said_to_be_unpairable() -> None:
-    from types import SimpleNamespace
+def test_a_corpus_level_metric_is_computed_again_on_each_resample_of_instances() -> None:
+    from longread.metrics.paired import paired_corpus_scores, paired_scores
 
-    from longread.evaluation.task import Metric
-    from longread.report.paired import NotPairable, _sample_metric
-
-    bleu = Metric("bleu4", "corpus", corpus_value=lambda rows: 0.0)
-    run = SimpleNamespace(primary_metric="bleu4", label="m (translate)")
-    with pytest.raises(NotPairable, match="'bleu4' of m \\(translate\\) is not scored per sample"):
-        _sample_metric(run, [bleu])  # type: ignore[arg-type]
+    rng = np.random.default_rng(5)
+    a, b = list(rng.normal(0.4, 0.2, 40)), list(rng.normal(0.5, 0.2, 40))
+    mean = lambda rows: float(np.mean(rows))  # noqa: E731 — a corpus metric that is a mean: same as per item
+    corpus, per_item = paired_corpus_scores(a, b, mean, seed=3), paired_scores(a, b, seed=3)
+    assert corpus.difference == pytest.approx(per_item.difference, abs=1e-12)
+    assert (corpus.ci_low, corpus.ci_high) == pytest.approx((per_item.ci_low, per_item.ci_high), abs=1e-9)
+    # a ratio of sums is not a mean of ratios: the corpus value is the metric on all rows, not averaged
+    pairs_a, pairs_b = [(1, 2), (0, 8), (3, 3)], [(2, 2), (1, 8), (3, 3)]
+    ratio = lambda rows: sum(x for x, _ in rows) / sum(y for _, y in rows)  # noqa: E731
+    scores = paired_corpus_scores(pairs_a, pairs_b, ratio, seed=0, n_resamples=500)  # type: ignore[arg-type]
+    assert (scores.mean_a, scores.mean_b) == (4 / 13, 6 / 13) and scores.difference == pytest.approx(2 / 13)
+    assert scores.ci_low <= scores.difference <= scores.ci_high and scores.mcnemar_p is None
+    same = paired_corpus_scores(pairs_a, pairs_a, ratio, seed=0, n_resamples=200)  # type: ignore[arg-type]
+    assert (same.difference, same.ci_low, same.ci_high) == (0.0, 0.0, 0.0)

@@ -37,6 +37,14 @@ KeepLastListOption = Annotated[
 ControlsOption = Annotated[
     str, typer.Option("--controls", help="Context controls, comma-separated: shuffle, replace, none.")
 ]
+MetricsOption = Annotated[
+    str,
+    typer.Option(
+        "--metrics",
+        help="The task's metrics to compare, comma-separated (default: its primary one; `longread tasks` "
+        "lists them).",
+    ),
+]
 AblateOutOption = Annotated[
     Path, typer.Option("--out", help="Folder for the runs and the context-use report.")
 ]
@@ -57,6 +65,7 @@ def ablate_command(
     out: AblateOutOption,
     keep_last: KeepLastListOption = "0,512,2048",
     controls: ControlsOption = "shuffle,replace,none",
+    metrics: MetricsOption = "",
     option: TaskSettingOption = None,
     sample: SampleOption = None,
     sample_seed: SampleSeedOption = 0,
@@ -80,7 +89,10 @@ def ablate_command(
         keeps = [int(k) for k in parse_list(keep_last, "K")]
         kinds: list[Any] = parse_list(controls, "control")
         plans = [ControlSettings(kind, keep, sample_seed) for kind in kinds for keep in keeps]
-        make_task(task, settings)  # a bad task or setting is refused before the model loads
+        chosen = make_task(task, settings)  # a bad task, setting or metric is refused before the model loads
+        names = parse_list(metrics, "metric") if metrics.strip() else []
+        known = [metric.name for metric in chosen.metrics()]
+        unknown = [name for name in names if name not in known]
     except ValueError:
         raise typer.BadParameter(
             f"--keep-last takes token counts, e.g. 0,512,2048; got {keep_last!r}"
@@ -89,6 +101,9 @@ def ablate_command(
         raise typer.BadParameter(str(exc)) from None
     except LongreadError as exc:
         raise fail(exc) from None
+    if unknown:
+        listing = ", ".join(known)
+        raise typer.BadParameter(f"{task} has no metric {', '.join(unknown)}; its metrics: {listing}")
     if any(plan.intact for plan in plans):
         raise typer.BadParameter("the intact run is always made: name only shuffle, replace or none")
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
@@ -102,9 +117,8 @@ def ablate_command(
     try:
         backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
                                        prefill_chunk=512, threads=threads, max_length=max_length)  # fmt: skip
-        files = run_ablation(
-            lambda: make_task(task, settings), data, backend, out, plans, run_options, on_run=announce
-        )
+        files = run_ablation(lambda: make_task(task, settings), data, backend, out, plans, run_options,
+                             on_run=announce, metrics=names)  # fmt: skip
     except KeyboardInterrupt as interrupt:
         raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
     except LongreadError as exc:

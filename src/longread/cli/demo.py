@@ -62,10 +62,10 @@ def demo_narrativexl_command(
 def demo_context_command(
     out: DemoOutOption = Path("demo-out/context"),
     model: Annotated[str, typer.Option(help="The model to ask (a spec, see `longread models`).")] = "smollm2",
-    sample: Annotated[int, typer.Option(help="ChapterBreak instances (seeded, stratified by book).")] = 24,
+    sample: Annotated[int, typer.Option(help="ChapterBreak instances (seeded, stratified by book).")] = 20,
 ) -> None:
-    """Does the model use what it read? ChapterBreak at 1K from the bundled books, intact and with the
-    prefix beyond its last 256 tokens replaced, shuffled or dropped; the context-use table and plot."""
+    """Does the model use what it read? NarrativeXL summaries with the scene intact, shuffled or replaced,
+    and ChapterBreak at 1K with the prefix beyond its last 256 tokens replaced: the context-use tables."""
     from longread.demos.context_use import run_context_demo
 
     try:

@@ -10,7 +10,7 @@ distribution by hand (``math.comb``; scipy is not a dependency).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -76,3 +76,40 @@ def paired_scores(
         only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
         return replace(scores, only_a=only_a, only_b=only_b, mcnemar_p=mcnemar_exact_p(only_a, only_b))
     return scores
+
+
+def paired_corpus_scores(
+    a: Sequence[object],
+    b: Sequence[object],
+    corpus_value: Callable[[Sequence[object]], float | None],
+    *,
+    seed: int = 0,
+    n_resamples: int = PAIRED_RESAMPLES,
+) -> PairedScores:
+    """Compare a corpus-level metric (BLEU, macro F1) of two systems on the same items.
+
+    ``a[i]`` and ``b[i]`` are item i's rows; the metric is computed over all rows of each system, and its
+    interval resamples *items* (both rows of an item together) and computes the metric again on each
+    resample: the difference of the two corpus values, not a mean of per-item differences. A resample
+    on which the metric has no value (``None``) is left out of the percentiles.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired rows need equal lengths, got {len(a)} and {len(b)}")
+    if not a:
+        return PairedScores(0, math.nan, math.nan, math.nan, math.nan, math.nan)
+    value_a, value_b = _corpus(corpus_value, a), _corpus(corpus_value, b)
+    rng = np.random.default_rng(seed)
+    estimates = []
+    for _ in range(n_resamples):
+        chosen = rng.integers(0, len(a), size=len(a))
+        first = _corpus(corpus_value, [a[i] for i in chosen])
+        second = _corpus(corpus_value, [b[i] for i in chosen])
+        if math.isfinite(first) and math.isfinite(second):
+            estimates.append(second - first)
+    low, high = np.percentile(estimates, [2.5, 97.5]) if estimates else (math.nan, math.nan)
+    return PairedScores(len(a), value_a, value_b, value_b - value_a, float(low), float(high))
+
+
+def _corpus(corpus_value: Callable[[Sequence[object]], float | None], rows: Sequence[object]) -> float:
+    value = corpus_value(rows)
+    return math.nan if value is None else float(value)

@@ -44,8 +44,10 @@ def run_ablation(
     options: RunOptions,
     *,
     on_run: Callable[[int, int, str, Path], None] | None = None,
+    metrics: Sequence[str] = (),
 ) -> AblationFiles:
-    """``make()`` gives a fresh task; ``plans`` are the controls (the intact run is always made first)."""
+    """``make()`` gives a fresh task; ``plans`` are the controls (the intact run is always made first);
+    ``metrics``: the task's metrics the report compares (default: the primary one)."""
     intact = ControlSettings()
     chosen = [intact, *(plan for plan in plans if not plan.intact)]
     paths: list[Path] = []
@@ -58,6 +60,6 @@ def run_ablation(
         outcome = run_task(task, data, backend, path, options)
         failed += len(outcome.errors)
         paths.append(path)
-    markdown, json_file, plot = write_context_use(paths[0], paths[1:], out)
+    markdown, json_file, plot = write_context_use(paths[0], paths[1:], out, metrics)
     html = build_html_report(paths, out / "html")
     return AblationFiles(tuple(paths), markdown, json_file, plot, html, failed)

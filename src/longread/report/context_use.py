@@ -19,15 +19,18 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
 from longread.files import atomic_write_text
 from longread.report.load import RunReport, load_runs
-from longread.report.paired import NotPairable, paired_differences
+from longread.report.paired import ALL_X, NotPairable, PairedDifference, paired_differences
 
 REPORT_MD = "context_use.md"
 REPORT_JSON = "context_use.json"
 REPORT_PNG = "context_use.png"
 VERBS = {"shuffle": "shuffling", "replace": "replacing", "none": "dropping"}
+MIN_PAIRED = 5
+"""Paired instances below which a row's sentence makes no claim."""
 COLOURS = {"shuffle": "tab:orange", "replace": "tab:red", "none": "tab:purple"}
 
 
@@ -58,11 +61,17 @@ def _number(value: float) -> str:
 
 
 def sentence(control: str, keep_last: int, metric: str, difference: float, low: float, high: float,
-             p: float | None, higher_is_better: bool) -> str:  # fmt: skip
-    """One quotable sentence on one paired difference (values as fractions for right/wrong metrics)."""
+             p: float | None, higher_is_better: bool, paired: int = MIN_PAIRED) -> str:  # fmt: skip
+    """One quotable sentence on one paired difference (values as fractions for right/wrong metrics).
+
+    Fewer than :data:`MIN_PAIRED` paired instances make no claim: a bootstrap of one or two values is an
+    interval of nothing."""
     part = "the whole context" if keep_last == 0 else f"everything before the last {keep_last:,} tokens"
     what = f"{VERBS.get(control, control)} {part}"
     interval = f"{_number(difference)} [{_number(low)}, {_number(high)}]"
+    if paired < MIN_PAIRED:
+        change = _number(difference)
+        return f"{what} changes {metric} by {change} on {paired} paired instance(s): too few to say"
     p_text = "" if p is None else (" (p < 0.001)" if p < 0.001 else f" (p = {p:.3f})")
     if not (low > 0 or high < 0):
         return f"{what} changes {metric} by nothing measurable ({interval})"
@@ -74,49 +83,69 @@ def sentence(control: str, keep_last: int, metric: str, difference: float, low: 
     return f"{what} {verb} {metric} by {size}{p_text}: {meaning}"
 
 
-def context_use(intact: Path, controlled: Sequence[Path]) -> tuple[list[ContextUseRow], list[RunReport]]:
-    """The paired rows of every controlled run against the intact one, and the loaded runs."""
+def context_use(
+    intact: Path, controlled: Sequence[Path], metrics: Sequence[str] = ()
+) -> tuple[list[ContextUseRow], list[RunReport]]:
+    """The paired rows of every controlled run against the intact one, and the loaded runs.
+
+    ``metrics``: the task's metrics to compare (default: the primary one). With more than one x value,
+    each control also gets a row pooled over every x (``x = "all"``).
+    """
     runs = load_runs([intact, *controlled])
     first = runs[0]
     task = make_task(first.task)
-    metric = next(m for m in task.metrics() if m.name == first.primary_metric)
+    known = {m.name: m for m in task.metrics()}
+    names = list(metrics) or [first.primary_metric]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise LongreadError(
+            f"{first.task} has no metric {', '.join(map(repr, unknown))}; its metrics: {', '.join(known)}"
+        )
     rows: list[ContextUseRow] = []
     for later in runs[1:]:
         control, keep = _control_of(later)
-        try:
-            differences = paired_differences([first, later], ())
-        except NotPairable:
-            continue
-        for d in differences:
-            words = sentence(control, keep, d.metric, d.difference, d.ci_low, d.ci_high, d.mcnemar_p,
-                             metric.higher_is_better)  # fmt: skip
-            rows.append(
-                ContextUseRow(
-                    x=d.x,
-                    control=control,
-                    keep_last=keep,
-                    metric=d.metric,
-                    paired=d.paired,
-                    intact=d.value_first,
-                    controlled=d.value_later,
-                    difference=d.difference,
-                    ci_low=d.ci_low,
-                    ci_high=d.ci_high,
-                    p=d.mcnemar_p,
-                    sentence=words,
-                )
-            )
-    rows.sort(key=lambda row: (str(row.x), row.control, row.keep_last))
+        for name in names:
+            try:
+                differences = paired_differences([first, later], (), metric=name)
+                if len({d.x for d in differences}) > 1:
+                    differences += paired_differences([first, later], (), metric=name, pool_x=True)
+            except NotPairable:
+                continue
+            rows += [_row(d, control, keep, known[name].higher_is_better) for d in differences]
+    order = {name: index for index, name in enumerate(names)}
+    rows.sort(key=lambda row: (order[row.metric], row.x == ALL_X, str(row.x), row.control, row.keep_last))
     return rows, runs
+
+
+def _row(d: PairedDifference, control: str, keep: int, higher_is_better: bool) -> ContextUseRow:
+    words = sentence(
+        control, keep, d.metric, d.difference, d.ci_low, d.ci_high, d.mcnemar_p, higher_is_better, d.paired
+    )
+    return ContextUseRow(
+        x=d.x,
+        control=control,
+        keep_last=keep,
+        metric=d.metric,
+        paired=d.paired,
+        intact=d.value_first,
+        controlled=d.value_later,
+        difference=d.difference,
+        ci_low=d.ci_low,
+        ci_high=d.ci_high,
+        p=d.mcnemar_p,
+        sentence=words,
+    )
 
 
 def _finite(values: dict[str, Any]) -> dict[str, Any]:
     return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
 
 
-def write_context_use(intact: Path, controlled: Sequence[Path], out: Path) -> list[Path]:
+def write_context_use(
+    intact: Path, controlled: Sequence[Path], out: Path, metrics: Sequence[str] = ()
+) -> list[Path]:
     """``context_use.md``, ``.json`` and ``.png`` in ``out``; returns their paths."""
-    rows, runs = context_use(intact, controlled)
+    rows, runs = context_use(intact, controlled, metrics)
     out.mkdir(parents=True, exist_ok=True)
     chance = runs[0].chance
     lines = [
@@ -126,20 +155,20 @@ def write_context_use(intact: Path, controlled: Sequence[Path], out: Path) -> li
         "instance by instance: difference = controlled − intact, 95% paired bootstrap interval; p: "
         "McNemar, exact, two-sided (right/wrong metrics).",
         "",
-        f"| {runs[0].x_axis.label} | control | K kept | paired | intact | controlled "
+        f"| metric | {runs[0].x_axis.label} | control | K kept | paired | intact | controlled "
         "| difference [95% CI] | p |",
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         p = "" if row.p is None else ("< 0.001" if row.p < 0.001 else f"{row.p:.3f}")
         lines.append(
-            f"| {row.x} | {row.control} | {row.keep_last:,} | {row.paired} | {row.intact:.3f} | "
-            f"{row.controlled:.3f} | {_number(row.difference)} "
+            f"| {row.metric} | {row.x} | {row.control} | {row.keep_last:,} | {row.paired} | "
+            f"{row.intact:.3f} | {row.controlled:.3f} | {_number(row.difference)} "
             f"[{_number(row.ci_low)}, {_number(row.ci_high)}] | {p} |"
         )
-    lines += ["", *(f"- At {runs[0].x_axis.label} {row.x}: {row.sentence}." for row in rows), ""]
+    lines += ["", *(f"- {_where(row, runs[0].x_axis.label)}: {row.sentence}." for row in rows), ""]
     if chance is not None:
-        lines.append(f"Chance: {chance:.3f}.")
+        lines.append(f"Chance ({runs[0].primary_metric}): {chance:.3f}.")
     lines.append(f"\n![score against tokens kept intact]({REPORT_PNG})\n")
     md = out / REPORT_MD
     atomic_write_text(md, "\n".join(lines))
@@ -151,38 +180,34 @@ def write_context_use(intact: Path, controlled: Sequence[Path], out: Path) -> li
     }
     js = out / REPORT_JSON
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
-    png = plot_context_use(rows, chance, runs[0].x_axis.label, out / REPORT_PNG)
+    png = plot_context_use(rows, {runs[0].primary_metric: chance}, runs[0].x_axis.label, out / REPORT_PNG)
     return [md, js, png]
 
 
-def plot_context_use(rows: Sequence[ContextUseRow], chance: float | None, x_label: str, path: Path) -> Path:
-    """Score against tokens kept intact, one panel per x value, one line per control; the intact score
-    (solid grey) and chance (dotted) drawn across."""
-    xs = sorted({str(row.x) for row in rows}) or ["-"]
-    figure = Figure(figsize=(5.0 * len(xs), 4.0), dpi=130, layout="constrained")
-    for index, x in enumerate(xs):
-        axes = figure.add_subplot(1, len(xs), index + 1)
-        here = [row for row in rows if str(row.x) == x]
-        for control in sorted({row.control for row in here}):
-            line = sorted((row for row in here if row.control == control), key=lambda row: row.keep_last)
-            keeps = [max(row.keep_last, 1) for row in line]
-            values = [row.controlled for row in line]
-            # the paired difference's interval, drawn around the controlled score
-            errors = [
-                [max(0.0, row.controlled - (row.intact + row.ci_low)) for row in line],
-                [max(0.0, (row.intact + row.ci_high) - row.controlled) for row in line],
-            ]
-            axes.errorbar(keeps, values, yerr=errors, marker="o", capsize=3, label=control,
-                          color=COLOURS.get(control))  # fmt: skip
-        if here:
-            axes.axhline(here[0].intact, color="grey", label="intact")
-        if chance is not None:
-            axes.axhline(chance, color="black", linestyle=":", label="chance")
-        axes.set_xscale("symlog", linthresh=1)
-        axes.set_xlabel("tokens kept intact (K; 0 drawn at 1)")
-        axes.set_ylabel(here[0].metric if here else "score")
-        axes.set_title(f"{x_label} {x}")
-        axes.legend(fontsize="small")
+def _where(row: ContextUseRow, x_label: str) -> str:
+    place = f"over every {x_label}" if row.x == ALL_X else f"at {x_label} {row.x}"
+    return f"{row.metric[0].upper()}{row.metric[1:]}, {place}"
+
+
+def plot_context_use(
+    rows: Sequence[ContextUseRow], chance: dict[str, float | None], x_label: str, path: Path
+) -> Path:
+    """Score against tokens kept intact: one panel per metric × x value (and the pooled "all" last; an x
+    value with fewer than :data:`MIN_PAIRED` paired instances gets none), one line per control; the intact
+    score (solid grey) and chance (dotted) drawn across."""
+    metrics = list(dict.fromkeys(row.metric for row in rows)) or ["score"]
+    # x values with too few paired instances to say anything get no panel (the table still lists them)
+    shown = [row for row in rows if row.paired >= MIN_PAIRED] or list(rows)
+    per_x = sorted({str(row.x) for row in shown if row.x != ALL_X}, key=_x_order)
+    per_x += [ALL_X] if any(row.x == ALL_X for row in rows) or not per_x else []
+    figure = Figure(figsize=(5.0 * len(per_x), 4.0 * len(metrics)), dpi=130, layout="constrained")
+    for m_index, metric in enumerate(metrics):
+        for x_index, x in enumerate(per_x):
+            axes = figure.add_subplot(len(metrics), len(per_x), m_index * len(per_x) + x_index + 1)
+            here = [row for row in rows if str(row.x) == x and row.metric == metric]
+            _panel(axes, here, chance.get(metric))
+            axes.set_ylabel(metric)
+            axes.set_title(f"every {x_label} (pooled)" if x == ALL_X else f"{x_label} {x}")
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.tmp")
     try:
@@ -191,3 +216,31 @@ def plot_context_use(rows: Sequence[ContextUseRow], chance: float | None, x_labe
     finally:
         partial.unlink(missing_ok=True)
     return path
+
+
+def _x_order(x: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(x), x)
+    except ValueError:
+        return (1, 0.0, x)
+
+
+def _panel(axes: Any, here: Sequence[ContextUseRow], chance: float | None) -> None:
+    for control in sorted({row.control for row in here}):
+        line = sorted((row for row in here if row.control == control), key=lambda row: row.keep_last)
+        keeps = [max(row.keep_last, 1) for row in line]
+        values = [row.controlled for row in line]
+        # the paired difference's interval, drawn around the controlled score
+        errors = [
+            [max(0.0, row.controlled - (row.intact + row.ci_low)) for row in line],
+            [max(0.0, (row.intact + row.ci_high) - row.controlled) for row in line],
+        ]
+        axes.errorbar(keeps, values, yerr=errors, marker="o", capsize=3, label=control,
+                      color=COLOURS.get(control))  # fmt: skip
+    if here:
+        axes.axhline(here[0].intact, color="grey", label="intact")
+    if chance is not None:
+        axes.axhline(chance, color="black", linestyle=":", label="chance")
+    axes.set_xscale("symlog", linthresh=1)
+    axes.set_xlabel("tokens kept intact (K; 0 drawn at 1)")
+    axes.legend(fontsize="small")

@@ -7,7 +7,8 @@ instance id) at the same x value. Within a run a pair id is normally unique per 
 several variants of an item (a data file with both), the ``--group-by`` values join the key, so only
 rows of the same group are paired. Per x value and pair of groups (``in-book → out-of-book``) the
 report gives the primary metric of both runs on the paired instances, their difference (later − first)
-with a seeded paired-bootstrap 95% interval and, for yes/no metrics, McNemar's exact p-value — and how
+with a seeded paired-bootstrap 95% interval (a corpus-level metric — BLEU, macro F1 — computed again on
+each resample of instances) and, for yes/no metrics, McNemar's exact p-value — and how
 many rows of each run found no partner (``unmatched``), so nothing is left out unsaid.
 """
 
@@ -25,12 +26,14 @@ from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.task import Metric
 from longread.metrics import group_sort_key
-from longread.metrics.paired import PAIRED_RESAMPLES, paired_scores
+from longread.metrics.paired import PAIRED_RESAMPLES, paired_corpus_scores, paired_scores
 from longread.report.grouped import field_value, selected_keys
 from longread.report.load import RunReport
 from longread.report.table import format_x
 
 PAIRED_SEED = 0
+ALL_X = "all"
+"""The x value of a comparison pooled over every x."""
 
 
 @dataclass(frozen=True)
@@ -67,24 +70,32 @@ class _Scored:
     key: tuple[Any, ...]
     x: Any
     group: str
-    value: float | bool
+    value: Any
+    """The row's value of a sample-level metric; the typed row itself for a corpus-level one."""
 
 
-def paired_differences(runs: Sequence[RunReport], fields: Sequence[str]) -> list[PairedDifference]:
-    """Every later run against the first, per x value and pair of groups (see the module docstring)."""
+def paired_differences(
+    runs: Sequence[RunReport], fields: Sequence[str], *, metric: str | None = None, pool_x: bool = False
+) -> list[PairedDifference]:
+    """Every later run against the first, per x value and pair of groups (see the module docstring).
+
+    ``metric``: another of the task's metrics than the primary one; ``pool_x``: every x value as one
+    (``x = "all"``), an instance paired at each x it was asked at.
+    """
     if len(runs) < 2:
         return []
     first = runs[0]
-    scored_first = _scored_rows(first, fields)
+    chosen, scored_first = _scored_rows(first, fields, metric, pool_x)
     out: list[PairedDifference] = []
     for later in runs[1:]:
         if later.task == first.task:  # different tasks share no instances
-            out += _compare(first, scored_first, later, _scored_rows(later, fields))
+            later_rows = _scored_rows(later, fields, metric, pool_x)[1]
+            out += _compare(first, scored_first, later, later_rows, chosen)
     return out
 
 
 def _compare(
-    first: RunReport, rows_first: list[_Scored], later: RunReport, rows_later: list[_Scored]
+    first: RunReport, rows_first: list[_Scored], later: RunReport, rows_later: list[_Scored], metric: Metric
 ) -> list[PairedDifference]:
     with_group = _ambiguous(rows_first) or _ambiguous(rows_later)
     by_key = {_pair_key(row, with_group): row for row in rows_later}
@@ -99,7 +110,12 @@ def _compare(
     for (x, label), pairs in sorted(
         buckets.items(), key=lambda item: (group_sort_key(item[0][0]), item[0][1])
     ):
-        scores = paired_scores([a.value for a, _ in pairs], [b.value for _, b in pairs], seed=PAIRED_SEED)
+        values_first, values_later = [a.value for a, _ in pairs], [b.value for _, b in pairs]
+        if metric.level == "corpus":
+            assert metric.corpus_value is not None
+            scores = paired_corpus_scores(values_first, values_later, metric.corpus_value, seed=PAIRED_SEED)
+        else:
+            scores = paired_scores(values_first, values_later, seed=PAIRED_SEED)
         unmatched_first = sum(1 for r in rows_first if r.x == x and _pair_key(r, with_group) not in by_key)
         unmatched_later = sum(1 for r in rows_later if r.x == x and _pair_key(r, with_group) not in partners)
         out.append(
@@ -108,7 +124,7 @@ def _compare(
                 later=later.label,
                 x=x,
                 groups=label,
-                metric=first.primary_metric,
+                metric=metric.name,
                 paired=scores.n,
                 unmatched_first=unmatched_first,
                 unmatched_later=unmatched_later,
@@ -161,35 +177,38 @@ def paired_table(differences: Sequence[PairedDifference], scale: str = "linear")
     return "\n".join(lines) + "\n\n" + note
 
 
-def _scored_rows(run: RunReport, fields: Sequence[str]) -> list[_Scored]:
+def _scored_rows(
+    run: RunReport, fields: Sequence[str], name: str | None = None, pool_x: bool = False
+) -> tuple[Metric, list[_Scored]]:
+    """The metric (the run's primary one unless named), and per row its value (a sample-level metric) or
+    the row itself (a corpus-level one)."""
     task = make_task(run.task)
-    metric = _sample_metric(run, task.metrics())
+    metric = _chosen_metric(run, task.metrics(), name or run.primary_metric)
     rows = read_typed_rows(Path(run.path), task.row_model)
     selected = selected_keys(Path(run.path))
     scored = []
     for row in rows:
         if selected is not None and row.key not in selected:
             continue
-        assert metric.sample_value is not None
-        value = metric.sample_value(row)
+        value = row if metric.sample_value is None else metric.sample_value(row)
         if value is None:
             continue
         group = " / ".join(field_value(run.path, row, name) for name in fields) if fields else "all"
         x = x_value(row, task.x_axis.field)
-        scored.append(_Scored((_pair_id(row), x), x, group, value))
-    return scored
+        scored.append(_Scored((_pair_id(row), x), ALL_X if pool_x else x, group, value))
+    return metric, scored
 
 
 class NotPairable(LongreadError):
     """The runs cannot be compared instance by instance (the report says why instead)."""
 
 
-def _sample_metric(run: RunReport, metrics: Sequence[Metric]) -> Metric:
-    metric = next((m for m in metrics if m.name == run.primary_metric), None)
-    if metric is None or metric.level != "sample" or metric.sample_value is None:
+def _chosen_metric(run: RunReport, metrics: Sequence[Metric], name: str) -> Metric:
+    metric = next((m for m in metrics if m.name == name), None)
+    if metric is None:
         raise NotPairable(
-            f"no paired comparison: the primary metric {run.primary_metric!r} of {run.label} is not scored "
-            "per sample (a corpus-level metric has no value per instance)"
+            f"no paired comparison: {name!r} is not a metric of {run.task} ({run.label}); it has "
+            + ", ".join(m.name for m in metrics)
         )
     return metric
 

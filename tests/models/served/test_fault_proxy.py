@@ -16,7 +16,6 @@ from tests.models.served import fault_proxy
 from tests.models.served.fault_proxy import FaultProxy
 from tests.models.served.vllm_server import SERVED_NAME, VLLMServer
 
-VLLM_PORT = 8811
 PROXY_PORT = 8820
 TEXT = "It was a bright cold day in April, and the clocks were striking thirteen."
 

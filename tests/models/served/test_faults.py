@@ -32,7 +32,6 @@ from tests.models.served import fault_proxy
 from tests.models.served.fault_proxy import FaultProxy, SeenRequest, fault_tries
 from tests.models.served.vllm_server import VLLMServer
 
-VLLM_PORT = 8813
 PROXY_PORT = 8825
 # The client's timeout only has to outlast a healthy scoring answer (well under a second on a quiet 2-core
 # machine, a few seconds on 0.6 of a core). A hang is the proxy's doing, held until the client gives up, so
@@ -280,16 +279,18 @@ def test_a_server_killed_mid_run_stops_it_and_resume_finishes(
 
     proxy.on_arrival(kill_at_the_fifth_scoring_request)
     run = tmp_path / "run"
-    killed = cli.invoke(app, _eval_args(data, run))
-    assert killed.exit_code == 2, killed.output
-    assert "cannot connect" in killed.output and "--resume" in killed.output
-    assert "every finished sample is kept" in killed.output
-    kept = _rows(run)
-    assert len(kept) == 4, sorted(kept)
-    assert all(kept[key] == row for key, row in _rows(reference).items() if key in kept)
-    assert not (run / "results.json").exists()
-
-    upstream.start()
+    try:
+        killed = cli.invoke(app, _eval_args(data, run))
+        assert killed.exit_code == 2, killed.output
+        assert "cannot connect" in killed.output and "--resume" in killed.output
+        assert "every finished sample is kept" in killed.output
+        kept = _rows(run)
+        assert len(kept) == 4, sorted(kept)
+        assert all(kept[key] == row for key, row in _rows(reference).items() if key in kept)
+        assert not (run / "results.json").exists()
+    finally:
+        if upstream.process is None:  # the server is shared by the session: never leave it down
+            upstream.start()
     proxy.accept_connections()
     proxy.reset()
     resumed = cli.invoke(app, _eval_args(data, run, "--resume"))

@@ -1,5 +1,5 @@
-"""The HTML report's browser fixtures: Debian's headless Chromium driven by Playwright, and a folder
-for the screenshots each test leaves."""
+"""The HTML report's browser fixtures: Debian's headless Chromium driven by Playwright (one browser for
+the whole session; each test opens its own page), and a folder for the screenshots each test leaves."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 HEADLESS_SHELL = Path("/usr/lib/chromium/chromium-headless-shell")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright

@@ -329,13 +329,13 @@ def test_a_context_cut_from_the_left_is_tokenised_once_per_scenes_read(
     """Questions asked after the same scene read the same context: it is tokenised once for all of them
     (as many calls as placing one question's cut takes), however many questions share it."""
     from longread.report.html.narrativexl import narrativexl_texts
-    from longread.report.html.samples import _model_entry, _run_settings
+    from longread.report.html.samples import _run_settings, model_entry
 
     (report,) = load_runs([left_run])
     rows = [row for row in run_samples(report).rows if row["window_start"] > 0]
     contexts = {row["scenes_read"] for row in rows}
     assert len(rows) > len(contexts), "some questions should share the scenes they read"
-    settings, model = _run_settings(left_run), _model_entry(left_run)
+    settings, model = _run_settings(left_run), model_entry(left_run)
     # What one question alone costs the tokenizer.
     counting.texts.clear()
     texts, _ = narrativexl_texts(report, rows[:1], settings, model)

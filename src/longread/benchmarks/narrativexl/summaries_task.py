@@ -87,6 +87,12 @@ def askable(book: BookSummaries) -> tuple[list[int], list[int]]:
     return asked, skipped
 
 
+def margin(row: SummariesRow) -> float:
+    """The true summary's mean log-prob per token minus the best distorted summary's (nats)."""
+    means = [logprob / max(1, tokens) for logprob, tokens in zip(row.logprobs, row.n_tokens, strict=True)]
+    return means[0] - max(means[1:])
+
+
 class SummariesTask:
     name: ClassVar[str] = TASK
     description: ClassVar[str] = (
@@ -190,6 +196,13 @@ class SummariesTask:
             ),
             Metric("accuracy_mean", "sample", sample_value=lambda row: bool(row.correct_mean)),
             Metric("accuracy_sum", "sample", sample_value=lambda row: bool(row.correct_sum)),
+            Metric(
+                "margin",
+                "sample",
+                sample_value=margin,
+                description="the true summary's log-prob per token minus the best distorted one's (nats; "
+                "> 0: the true one wins) — what the scene adds shows here before it flips an answer",
+            ),
         )
 
     def chance(self, rows: Sequence[SummariesRow]) -> float | None:

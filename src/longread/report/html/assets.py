@@ -115,6 +115,7 @@ _MAIN_SCRIPT = r"""
     const box = document.getElementById('detail'); box.replaceChildren();
     const row = s.row, run = s.run, text = run.texts[row.id];
     box.appendChild(el('h3', row.key + ' — ' + run.label));
+    const shown = LONGREAD_VIEWS.controlled(box, row, run, el);
     const view = VIEW_OF_ROW(row);
     if (view) { LONGREAD_VIEWS[view](box, row, run, text, el); box.appendChild(fieldsTable(row)); return; }
     if (typeof row.correct === 'boolean') box.appendChild(el('p',
@@ -122,12 +123,13 @@ _MAIN_SCRIPT = r"""
       (row.prediction !== undefined ? ' — the model picked candidate ' + row.prediction +
         (row.prediction === 0 ? ' (the gold)' : ' (a negative; the gold is candidate 0)') : '') +
       (row.tie ? ' — a tie' : ''), 'verdict'));
-    box.appendChild(el('h4', 'Context as the model saw it'));
-    if (row.context_tokens_original !== undefined) box.appendChild(el('p',
+    if (!shown) box.appendChild(el('h4', 'Context as the model saw it'));
+    if (shown) { /* the controlled context above is what the model read */ }
+    else if (row.context_tokens_original !== undefined) box.appendChild(el('p',
       'kept ' + row.context_tokens_kept + ' of ' + row.context_tokens_original + ' prefix tokens' +
       (row.context_truncated ? ' (cut at the start: the model saw the end of the prefix)'
         : ' (the whole prefix)'), 'note'));
-    if (text) {
+    if (text && !shown) {
       const exact = text.cuts && text.cuts[String(row.context_tokens_kept)] !== undefined;
       const share = row.context_tokens_original ? row.context_tokens_kept / row.context_tokens_original : 1;
       const keptChars = exact ? text.prefix_chars - text.cuts[String(row.context_tokens_kept)]
@@ -146,7 +148,7 @@ _MAIN_SCRIPT = r"""
       ctx.appendChild(el('span', tail.slice(start), 'kept'));
       box.appendChild(ctx);
       box.appendChild(el('p', run.text_note, 'note'));
-    } else box.appendChild(el('p', run.text_note, 'note'));
+    } else if (!shown) box.appendChild(el('p', run.text_note, 'note'));
     const scores = row.logprobs || row.scores;
     if (scores) {
       box.appendChild(el('h4', 'Candidates'));

@@ -7,6 +7,9 @@ below its heading; the main script (:mod:`longread.report.html.assets`) picks th
 - ``narrativexl``: the question, every option (kind, log-prob, tokens, per-token mean, right / picked),
   and the scenes read before the question — folded ones counted, the true scene marked, the window's
   cut marked inside its scene when the report could place it, else the row's own account in words.
+- ``controlled`` (called for every row first): a controlled run's context as the model read it, decoded
+  from its saved token ids — the perturbed part marked, then the kept tail — or the note why it cannot be
+  shown.
 - ``muld``: the prediction and the references side by side, and what the baseline kept of the document
   (chunk index, character span, tokens, score) or the spans the row records.
 """
@@ -129,7 +132,41 @@ const LONGREAD_VIEWS = (function () {
     box.appendChild(el('p', run.text_note, 'note'));
   }
 
-  return { narrativexl, muld };
+  function controlled(box, row, run, el) {
+    if (!row.context_control || row.context_control === 'intact') return false;
+    const view = (run.controlled || {})[row.key];
+    const what = { shuffle: 'shuffled', replace: 'replaced by other documents\' tokens', none: 'dropped' };
+    box.appendChild(el('h4', 'Context as the model read it — ' + row.context_control + ', the last ' +
+      row.keep_last + ' tokens kept'));
+    if (!view) { box.appendChild(el('p', run.controlled_note || 'no token ids saved for this row', 'note'));
+      return false; }
+    if (view.unavailable) { box.appendChild(el('p', view.unavailable, 'note')); return false; }
+    const donors = view.donors.length ? ' (from ' + view.donors.join(', ') + ')' : '';
+    box.appendChild(el('p', view.tokens_perturbed + ' distant tokens ' +
+      (what[view.control] || view.control) + donors + '; then ' +
+      (view.kept_tokens === undefined ? 'the kept tail' : view.kept_tokens + ' tokens as they were') +
+      ' (the kept tail, and the question where the task asks one after the document)', 'note control-note'));
+    const omitted = part => part.omitted_chars ? '[' + part.omitted_chars + ' characters before this are ' +
+      'not shown] ' : '';
+    const ctx = el('div', undefined, 'context controlled');
+    if (view.parts) view.parts.forEach((part, i) => {
+      ctx.appendChild(el('h5', 'part ' + (i + 1)));
+      ctx.appendChild(el('span', omitted(part) + part.text, 'kept')); });
+    else {
+      if (view.control === 'none') ctx.appendChild(el('span', '[' + view.tokens_perturbed +
+        ' tokens dropped: the model read nothing before this] ', 'cutmark'));
+      else if (view.distant.text || view.distant.omitted_chars) ctx.appendChild(el('span',
+        omitted(view.distant) + view.distant.text, 'perturbed'));
+      ctx.appendChild(el('span', ' ✂ the last ' + row.keep_last + ' tokens, kept as they were ✂ ',
+        'cutmark'));
+      ctx.appendChild(el('span', omitted(view.kept) + view.kept.text, 'kept'));
+    }
+    box.appendChild(ctx);
+    box.appendChild(el('p', run.controlled_note, 'note'));
+    return true;
+  }
+
+  return { narrativexl, muld, controlled };
 })();
 const VIEW_OF_ROW = row => row.option_kinds !== undefined && row.when_asked !== undefined ? 'narrativexl'
   : (row.references !== undefined && row.task !== undefined ? 'muld' : null);
@@ -140,4 +177,5 @@ VIEWS_STYLE = """
 .scene.evidence { background: #fff8d8; } .scene.evidence h5 { color: #7a5a00; }
 p.folded { color: #888; font-style: italic; } p.question { white-space: pre-wrap; font-weight: bold; }
 table.sidebyside td { width: 50%; }
+.context .perturbed { background: #fde4e4; color: #7a2020; }
 """

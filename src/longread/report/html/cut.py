@@ -76,6 +76,10 @@ class CutFinder:
             return offsets[dropped][0]
         return None
 
+    def decode(self, ids: list[int]) -> str:
+        """Token ids back to text, special tokens and spacing as they are."""
+        return self._decode(ids)
+
     def _decode(self, ids: list[int]) -> str:
         return str(self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False))
 

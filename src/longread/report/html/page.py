@@ -17,8 +17,9 @@ from typing import Any
 
 from longread.files import atomic_write_text
 from longread.report.html.assets import SCRIPT, STYLE
+from longread.report.html.controlled import controlled_contexts
 from longread.report.html.plot import memory_curve_svg, run_colour
-from longread.report.html.samples import run_samples
+from longread.report.html.samples import model_entry, run_samples
 from longread.report.load import RunReport, load_runs
 from longread.report.table import (
     format_caption,
@@ -77,6 +78,7 @@ def json_island(value: object) -> str:
 
 def _run_island(run: RunReport, run_id: str) -> dict[str, Any]:
     samples = run_samples(run)
+    controlled, controlled_note = controlled_contexts(run.path, model_entry(run.path), samples.rows)
     first = samples.rows[0] if samples.rows else {}
     return {
         "id": run_id,
@@ -87,6 +89,8 @@ def _run_island(run: RunReport, run_id: str) -> dict[str, Any]:
         "texts": samples.texts,
         "text_note": samples.text_note,
         "cut": samples.cut,
+        "controlled": controlled,
+        "controlled_note": controlled_note,
     }
 
 

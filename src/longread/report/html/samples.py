@@ -56,7 +56,7 @@ def run_samples(run: RunReport) -> RunSamples:
     if run.task == "narrativexl":
         from longread.report.html.narrativexl import narrativexl_texts
 
-        texts, note = narrativexl_texts(run, rows, _run_settings(run.path), _model_entry(run.path))
+        texts, note = narrativexl_texts(run, rows, _run_settings(run.path), model_entry(run.path))
         return RunSamples(rows, texts, note)
     if run.task.startswith("muld/"):
         return RunSamples(rows, text_note=MULD_NOTE)
@@ -71,7 +71,7 @@ def run_samples(run: RunReport) -> RunSamples:
     if not texts:
         return RunSamples(rows, texts, note)
     try:
-        finder = cut_finder(_model_entry(run.path))
+        finder = cut_finder(model_entry(run.path))
     except TokenizerUnavailable as exc:
         cut = f"approximate: {exc}; the cut is placed by the share of tokens kept, applied to characters"
         return RunSamples(rows, texts, f"{note}; {cut}", cut)
@@ -87,7 +87,7 @@ def _cuts(finder: CutFinder, prefix: str, kept_counts: set[int]) -> dict[str, in
     return {str(kept): start for kept, start in sorted(finder.kept_starts(prefix, kept_counts).items())}
 
 
-def _model_entry(run_dir: Path) -> dict[str, Any]:
+def model_entry(run_dir: Path) -> dict[str, Any]:
     """``config.model`` of a run (empty when the run did not record it)."""
     return _config_entry(run_dir, "model")
 
