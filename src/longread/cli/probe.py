@@ -16,7 +16,9 @@ import typer
 from longread.cli.options import DeviceOption, DtypeOption, ModelOption, QuietOption, ThreadsOption, fail
 from longread.errors import LongreadError
 
-probe_app = typer.Typer(help="Probes of a model on raw books: which tokens need the long context.")
+probe_app = typer.Typer(
+    help="Probes of a model on raw books: which tokens need the long context; what it remembers."
+)
 
 
 @probe_app.command("tokens")
@@ -92,3 +94,61 @@ def probe_tokens_command(
 
 def _count(bar: Any, tokens: int) -> None:
     bar.update(items=tokens)
+
+
+@probe_app.command("memory")
+def probe_memory_command(
+    books: Annotated[
+        list[Path], typer.Argument(help="Books: files (a shell glob works).", show_default=False)
+    ],
+    model: ModelOption,
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for items.jsonl, books.json, summary.md, memory.png.")
+    ],
+    seed: Annotated[int, typer.Option(help="Seeds the passages and the places.")] = 0,
+    passages: Annotated[int, typer.Option(help="Passages (cloze, min-k) and places (extraction).")] = 100,
+    probes: Annotated[
+        str, typer.Option(help="Probes, comma-separated: cloze, extraction, min-k.")
+    ] = "cloze,extraction,min-k",
+    prompt_tokens: Annotated[int, typer.Option(help="Extraction: tokens read before each place (N).")] = 100,
+    new_tokens: Annotated[int, typer.Option(help="Extraction: greedy tokens compared (M).")] = 50,
+    min_k_percent: Annotated[float, typer.Option(help="Min-k: the share of least likely tokens.")] = 20.0,
+    remembered: Annotated[
+        str, typer.Option(help="The verdict's rule: SCORE>=VALUE, comma-separated, any holding.")
+    ] = "cloze>=0.3,extraction_exact>=0.05",
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    threads: ThreadsOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Reading or remembering? Name cloze, extraction and min-k% per book, with intervals and a verdict."""
+    from longread.documents.reader import read_book
+    from longread.models.registry import load_backend
+    from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
+    from longread.progress import Progress
+
+    try:
+        chosen = tuple(part.strip() for part in probes.split(",") if part.strip())
+        settings = MemoryProbeSettings(
+            seed=seed,
+            passages=passages,
+            probes=chosen,
+            prompt_tokens=prompt_tokens,
+            new_tokens=new_tokens,
+            min_k_percent=min_k_percent,
+            rule=remembered,
+        )
+        read = [read_book(path) for path in books]
+        backend = load_backend(model, device=device, dtype=dtype, threads=threads)
+        steps = len(read) * len(settings.probes)
+        with Progress(
+            total=steps, desc="probing memory (book × probe)", unit="step", enabled=not quiet
+        ) as bar:
+            items, summaries = probe_memory(backend, read, settings, progress=partial(_count, bar))
+        markdown = write_memory(out, items, summaries, settings, backend.describe())
+    except LongreadError as exc:
+        raise fail(exc) from None
+    typer.echo(markdown.read_text(encoding="utf-8"))
+    for summary in summaries:
+        typer.echo(f"{summary.book}: {summary.seconds:.1f} s")
+    typer.echo(f"wrote {out / 'items.jsonl'}, {out / 'books.json'}, {markdown}, {out / 'memory.png'}")

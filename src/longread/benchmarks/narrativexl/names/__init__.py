@@ -67,12 +67,12 @@ from longread.benchmarks.narrativexl.names.lists import (
     Census,
     census,
 )
-from longread.benchmarks.narrativexl.names.mentions import SPACY_MODEL, load_ner
 from longread.benchmarks.narrativexl.names.substitution import (
     adapt_other_book,
     apply_entity_map,
     other_book_names,
 )
+from longread.text.ner import SPACY_MODEL, load_ner
 
 __all__ = [
     "ENTITY_MAP_VERSION",

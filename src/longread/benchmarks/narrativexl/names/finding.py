@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from longread.benchmarks.narrativexl.names.entity_map import DroppedName, EntitySettings, Gender, NameKind
 from longread.benchmarks.narrativexl.names.lists import Census, after_title, census, known_places
-from longread.benchmarks.narrativexl.names.mentions import _collect, _PartStats, load_ner
+from longread.benchmarks.narrativexl.names.mentions import _collect, _PartStats
+from longread.text.ner import load_ner
 
 if TYPE_CHECKING:
     from spacy.language import Language

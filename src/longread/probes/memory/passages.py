@@ -1,0 +1,203 @@
+"""Passages of a book for the memorisation probes: seeded, spread over the book, whole sentences.
+
+The book's text (its chapters as read, headings left out) is cut into sentences. It is divided into as
+many equal strata of sentences as passages are asked; in each stratum a seeded start sentence opens a
+passage that takes whole sentences until it holds ``min_words`` words. A passage over ``max_words`` is
+tried again from the next start sentence of its stratum (at most the stratum's length), so every part of
+the book is represented and the same seed gives the same passages. A book too short for the passages
+asked gives fewer; the caller counts and reports them.
+
+Name cloze (Chang et al. 2023) needs more: exactly one person's name, one word long, once, and no other
+proper name. :func:`cloze_passages` checks each stratum's candidates with spaCy's NER (every entity
+label counts as a proper name) and with a capital-letter rule (a capitalised word inside a sentence that
+is neither the name, ``I``, nor a title such as ``Mr.``; at a sentence's start, a word the book never
+writes in lower case), and keeps the first that passes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from longread.documents.book import Book
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_WORD = re.compile(r"\S+")
+_CAPITAL_WORD = re.compile(r"(?<![\w'’])([A-Z][a-z]+(?:['’-][A-Za-z]+)*)")
+TITLES = frozenset(
+    [
+        "Mr",
+        "Mrs",
+        "Miss",
+        "Ms",
+        "Dr",
+        "Sir",
+        "Lady",
+        "Lord",
+        "Madam",
+        "Madame",
+        "Monsieur",
+        "Captain",
+        "Colonel",
+        "Mister",
+        "Master",
+        "Saint",
+        "St",
+    ]
+)
+MASK = "[MASK]"
+_ABBREVIATION = re.compile(r"(?<![\w])(?:" + "|".join(sorted(TITLES)) + r"|[A-Z])\.$")
+
+
+@dataclass(frozen=True)
+class Passage:
+    book: str
+    index: int
+    """Which stratum of the book (0 … passages − 1) it comes from."""
+    start_char: int
+    """Offset in the book's text (:func:`book_text`)."""
+    text: str
+
+    @property
+    def words(self) -> int:
+        return len(_WORD.findall(self.text))
+
+
+@dataclass(frozen=True)
+class ClozePassage:
+    passage: Passage
+    name: str
+    masked: str
+    """The passage with the name replaced by ``[MASK]``."""
+
+
+def book_text(book: Book) -> str:
+    """The book's chapters as read, each a paragraph group; headings are not part of the text probed."""
+    return "\n\n".join(chapter.text.strip() for chapter in book.chapters if chapter.text.strip())
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """(character offset, sentence) in order; whitespace inside a sentence is made single spaces. A stop
+    after a title or an initial (``Mr. Darcy``, ``J. Smith``) ends no sentence."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        if _ABBREVIATION.search(text, max(start, match.start() - 12), match.start()):
+            continue
+        piece = text[start : match.start()]
+        if piece.strip():
+            out.append((start, " ".join(piece.split())))
+        start = match.end()
+    if text[start:].strip():
+        out.append((start, " ".join(text[start:].split())))
+    return out
+
+
+def _rng(seed: int, book: str, what: str) -> random.Random:
+    digest = hashlib.sha256(f"{seed}\0{book}\0{what}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "little"))
+
+
+def _strata(n_items: int, n_strata: int) -> list[range]:
+    n = max(0, min(n_items, n_strata))
+    bounds = [round(i * n_items / n) for i in range(n + 1)] if n else [0]
+    return [range(bounds[i], bounds[i + 1]) for i in range(n)]
+
+
+def _candidates(
+    units: Sequence[tuple[int, str]], stratum: range, rng: random.Random, min_words: int, max_words: int
+) -> Iterator[tuple[int, str]]:
+    """Passages starting in ``stratum``: a seeded start first, then the next ones (wrapping)."""
+    if not stratum:
+        return
+    first = rng.randrange(len(stratum))
+    for step in range(len(stratum)):
+        at = stratum[(first + step) % len(stratum)]
+        words, parts = 0, []
+        for _, sentence in units[at:]:
+            parts.append(sentence)
+            words += len(_WORD.findall(sentence))
+            if words >= min_words:
+                break
+        if min_words <= words <= max_words:
+            yield units[at][0], " ".join(parts)
+
+
+def passages(
+    book: Book, count: int, seed: int, *, min_words: int = 40, max_words: int = 100
+) -> list[Passage]:
+    """Up to ``count`` passages of ``min_words``–``max_words`` words, one per stratum of the book."""
+    units = sentences(book_text(book))
+    rng = _rng(seed, book.id, "passages")
+    out = []
+    for index, stratum in enumerate(_strata(len(units), count)):
+        found = next(_candidates(units, stratum, rng, min_words, max_words), None)
+        if found is not None:
+            out.append(Passage(book.id, index, found[0], found[1]))
+    return out
+
+
+Entities = Callable[[str], list[tuple[str, str]]]
+"""text → its named entities as (text, label)."""
+
+
+def spacy_entities() -> Entities:
+    from longread.text.ner import load_ner
+
+    nlp = load_ner()
+    return lambda text: [(ent.text, ent.label_) for ent in nlp(text).ents]
+
+
+def cloze_passages(
+    book: Book, count: int, seed: int, entities: Entities, *, min_words: int = 40, max_words: int = 100
+) -> tuple[list[ClozePassage], int]:
+    """(up to ``count`` cloze passages, one per stratum; how many strata had none that qualifies)."""
+    text = book_text(book)
+    units = sentences(text)
+    ordinary = set(re.findall(r"(?<![\w'’])[a-z]+", text))
+    rng = _rng(seed, book.id, "cloze")
+    found: list[ClozePassage] = []
+    strata = _strata(len(units), count)
+    for index, stratum in enumerate(strata):
+        for start, passage in _candidates(units, stratum, rng, min_words, max_words):
+            name = single_name(passage, entities(passage), ordinary)
+            if name is not None:
+                masked = re.sub(rf"(?<![\w'’]){re.escape(name)}(?![\w])", MASK, passage, count=1)
+                found.append(ClozePassage(Passage(book.id, index, start, passage), name, masked))
+                break
+    return found, len(strata) - len(found)
+
+
+def single_name(text: str, ents: Sequence[tuple[str, str]], ordinary: set[str] | None = None) -> str | None:
+    """The one-word person's name a passage holds once and alone, or None (see the module docstring).
+
+    ``ordinary``: words the book uses in lower case; a capitalised word opening a sentence that is not
+    one of them is taken for another proper name."""
+    if len(ents) != 1 or ents[0][1] != "PERSON":
+        return None
+    name = re.sub(r"['’]s$", "", ents[0][0].strip())
+    parts = name.split()
+    if parts and parts[0].rstrip(".") in TITLES:
+        parts = parts[1:]
+    if len(parts) != 1 or not re.fullmatch(r"[A-Z][a-z]+(?:['’-][A-Za-z]+)*", parts[0]):
+        return None
+    name = parts[0]
+    if len(re.findall(rf"(?<![\w'’]){re.escape(name)}(?![\w])", text)) != 1:
+        return None  # twice in the passage: the mask could be read off the rest of it
+    for match in _CAPITAL_WORD.finditer(text):
+        word = match.group(1)
+        if word == name or word.rstrip(".") in TITLES or word == "I":
+            continue
+        if not _sentence_start(text, match.start()):
+            return None  # another proper name, by its capital letter inside a sentence
+        if ordinary is not None and word.lower() not in ordinary:
+            return None  # opening a sentence, but a word the book never writes in lower case
+    return name
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \"'“‘(—-")
+    return not before or before[-1] in ".!?"

@@ -1,0 +1,169 @@
+"""The three memorisation probes, each on one book (see :mod:`longread.probes.memory`).
+
+- :func:`cloze`: name cloze (Chang et al. 2023): a fixed prompt with one worked example, the passage with
+  its name masked; greedy, a few tokens, through the backend's ``generate`` (local or served); exact
+  match of the name (case and the surrounding punctuation ignored).
+- :func:`extraction` (Carlini et al. 2023): the previous N tokens of the book, then M greedy tokens in
+  the model's own tokens (a local model); exact match and the longest common prefix with the book.
+- :func:`min_k` (Shi et al. 2024): the mean log-prob of the k% least likely tokens of a passage read with
+  no other context (a local model).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from longread.models.requests import GenerateRequest
+from longread.probes.memory.passages import ClozePassage, Passage
+
+CLOZE_PROMPT = (
+    "You have seen the following passage in your training data. What is the proper name that fills in "
+    "the [MASK] token in it? This name is exactly one word long, and is a proper name (not a pronoun or "
+    "any other word). You must make a guess, even if you are uncertain.\n\n"
+    "Example:\n\nInput: Stay gold, [MASK], stay gold.\nOutput: <name>Ponyboy</name>\n\n"
+    "Input: {passage}\nOutput: <name>"
+)
+"""Chang et al. 2023's prompt (their worked example), ending where the name is to be written."""
+CLOZE_TOKENS = 8
+
+
+class ProbeUnavailable(Exception):
+    """A probe this backend cannot run; the message says why (the other probes still run)."""
+
+
+def local_model(backend: Any, probe: str) -> tuple[Any, Any]:
+    """The backend's model and encoder, or :class:`ProbeUnavailable` naming what the probe needs."""
+    model, encoder = getattr(backend, "model", None), getattr(backend, "encoder", None)
+    if model is None or encoder is None:
+        raise ProbeUnavailable(
+            f"{probe} reads the model's own tokens and log-probs: it needs a local model (smollm2, gemma3, "
+            f"hf:FOLDER, gguf:FILE); {getattr(backend, 'name', type(backend).__name__)} is not one"
+        )
+    return model, encoder
+
+
+def normalise_name(text: str) -> str:
+    first = text.split("</name>")[0].strip().split()
+    return re.sub(r"^[^\w]+|[^\w]+$", "", first[0]).lower() if first else ""
+
+
+def cloze(backend: Any, items: Sequence[ClozePassage]) -> list[dict[str, Any]]:
+    """One line per passage: the masked passage, the answer, the model's prediction, right or wrong."""
+    if not items:
+        return []
+    requests = [
+        GenerateRequest(
+            CLOZE_PROMPT.format(passage=item.masked), stop=("</name>", "\n"), max_tokens=CLOZE_TOKENS
+        )
+        for item in items
+    ]
+    results = backend.generate(requests)
+    return [
+        {
+            "book": item.passage.book,
+            "probe": "cloze",
+            "stratum": item.passage.index,
+            "start_char": item.passage.start_char,
+            "passage": item.masked,
+            "answer": item.name,
+            "prediction": result.text.strip(),
+            "correct": normalise_name(result.text) == item.name.lower(),
+        }
+        for item, result in zip(items, results, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class Place:
+    position: int
+    """Index of the first token to continue (the prompt is the N tokens before it)."""
+    why: str
+    """``seeded`` or ``chapter break``."""
+
+
+def extraction(
+    backend: Any,
+    book: str,
+    ids: Sequence[int],
+    places: Sequence[Place],
+    prompt_tokens: int,
+    new_tokens: int,
+    batch: int = 8,
+) -> list[dict[str, Any]]:
+    """One line per place: prompt, truth and output ids, exact match, the common prefix in tokens."""
+    import torch
+
+    model, encoder = local_model(backend, "extraction")
+    head = [] if encoder.start_token_id is None else [encoder.start_token_id]
+    lines = []
+    for first in range(0, len(places), batch):
+        chosen = places[first : first + batch]
+        prompts = [list(ids[p.position - prompt_tokens : p.position]) for p in chosen]
+        outputs = _greedy(model, [head + prompt for prompt in prompts], new_tokens, torch)
+        for place, prompt, output in zip(chosen, prompts, outputs, strict=True):
+            truth = list(ids[place.position : place.position + new_tokens])
+            common = next(
+                (i for i, (a, b) in enumerate(zip(output, truth, strict=False)) if a != b),
+                min(len(output), len(truth)),
+            )
+            lines.append(
+                {
+                    "book": book,
+                    "probe": "extraction",
+                    "position": place.position,
+                    "place": place.why,
+                    "prompt_ids": prompt,
+                    "truth_ids": truth,
+                    "output_ids": output,
+                    "exact": output == truth,
+                    "common_prefix": common,
+                }
+            )
+    return lines
+
+
+def _greedy(model: Any, prompts: list[list[int]], steps: int, torch: Any) -> list[list[int]]:
+    """``steps`` greedy tokens after each prompt (all of one length: no padding), with the KV cache."""
+    with torch.inference_mode():
+        tokens = torch.tensor(prompts)
+        out = model(input_ids=tokens, use_cache=True)
+        cache, chosen = out.past_key_values, out.logits[:, -1].argmax(-1)
+        generated = [chosen]
+        for _ in range(steps - 1):
+            out = model(input_ids=chosen.unsqueeze(-1), past_key_values=cache, use_cache=True)
+            cache, chosen = out.past_key_values, out.logits[:, -1].argmax(-1)
+            generated.append(chosen)
+        return [[int(t) for t in row] for row in torch.stack(generated, dim=1)]
+
+
+def min_k(backend: Any, items: Sequence[Passage], percent: float) -> list[dict[str, Any]]:
+    """One line per passage: the mean log-prob of its ``percent``% least likely tokens (nats)."""
+    import torch
+
+    model, encoder = local_model(backend, "min-k")
+    start = encoder.start_token_id
+    lines = []
+    with torch.inference_mode():
+        for item in items:
+            ids = encoder.encode_plain(item.text)
+            read = ([start] if start is not None else []) + ids
+            logits = model(input_ids=torch.tensor([read])).logits[0].float()
+            logprobs = torch.log_softmax(logits[:-1], dim=-1).gather(-1, torch.tensor(read[1:]).unsqueeze(-1))
+            values = sorted(float(v) for v in logprobs.squeeze(-1))
+            k = max(1, math.ceil(len(values) * percent / 100))
+            lines.append(
+                {
+                    "book": item.book,
+                    "probe": "min_k",
+                    "stratum": item.index,
+                    "start_char": item.start_char,
+                    "passage": item.text,
+                    "tokens": len(values),
+                    "score": sum(values[:k]) / k,
+                }
+            )
+    return lines

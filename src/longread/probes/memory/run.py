@@ -1,0 +1,318 @@
+"""``longread probe memory``: how much of each book the model remembers, and the files that show it.
+
+Per book, the probes asked (:mod:`longread.probes.memory.probes`) on seeded passages and places
+(:mod:`longread.probes.memory.passages`); then per book the three scores with 95% intervals and counts —
+``cloze`` (share filled correctly, Wilson), ``extraction_exact`` (share of places continued exactly,
+Wilson), ``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k`` (mean, bootstrap) — and the
+verdict ``remembered`` by a stated rule (default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
+backend cannot run is skipped with its reason; a book with fewer passages than asked, or with no usable
+cloze passage, says so in its row. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
+``summary.md``, ``settings.json`` and ``memory.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from longread.documents.book import Book
+from longread.files import atomic_write_text
+from longread.metrics.accuracy import wilson_interval
+from longread.metrics.bootstrap import bootstrap_interval
+from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
+from longread.probes.memory.probes import Place, ProbeUnavailable, cloze, extraction, local_model, min_k
+from longread.probes.tokens import ProbeSettingsError
+
+PROBES = ("cloze", "extraction", "min-k")
+RULE = re.compile(r"^\s*(cloze|extraction_exact|extraction_common_prefix|min_k)\s*>=\s*(-?[0-9.]+)\s*$")
+DEFAULT_RULE = "cloze>=0.3,extraction_exact>=0.05"
+
+
+@dataclass(frozen=True)
+class MemoryProbeSettings:
+    seed: int = 0
+    passages: int = 100
+    """Passages (cloze, min-k) and seeded places (extraction) asked per book."""
+    probes: tuple[str, ...] = PROBES
+    prompt_tokens: int = 100
+    """Extraction: N tokens read before each place."""
+    new_tokens: int = 50
+    """Extraction: M greedy tokens compared with the book."""
+    chapter_breaks: bool = True
+    """Extraction also at every chapter break of the book (the places ChapterBreak asks about)."""
+    min_k_percent: float = 20.0
+    min_words: int = 40
+    max_words: int = 100
+    rule: str = DEFAULT_RULE
+    """``remembered`` when any ``score>=value`` of this comma-separated list holds."""
+
+    def __post_init__(self) -> None:
+        unknown = [probe for probe in self.probes if probe not in PROBES]
+        if unknown or not self.probes:
+            raise ProbeSettingsError(
+                f"--probes takes {', '.join(PROBES)}; got {', '.join(self.probes) or 'none'}"
+            )
+        if self.passages < 1 or self.prompt_tokens < 1 or self.new_tokens < 1:
+            raise ProbeSettingsError("--passages, --prompt-tokens and --new-tokens must be at least 1")
+        if not 0 < self.min_k_percent <= 100:
+            raise ProbeSettingsError(f"--min-k-percent must lie in (0, 100], got {self.min_k_percent}")
+        if not 1 <= self.min_words <= self.max_words:
+            raise ProbeSettingsError(
+                f"passage words: need 1 ≤ min ({self.min_words}) ≤ max ({self.max_words})"
+            )
+        parse_rule(self.rule)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_rule(rule: str) -> list[tuple[str, float]]:
+    clauses = []
+    for part in rule.split(","):
+        match = RULE.match(part)
+        if match is None:
+            raise ProbeSettingsError(
+                f"--remembered: {part.strip()!r} is not SCORE>=VALUE (scores: cloze, extraction_exact, "
+                f"extraction_common_prefix, min_k); e.g. {DEFAULT_RULE}"
+            )
+        clauses.append((match.group(1), float(match.group(2))))
+    return clauses
+
+
+@dataclass
+class BookMemory:
+    book: str
+    title: str
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """score name → {value, ci_low, ci_high, n}."""
+    remembered: bool | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def probe_memory(
+    backend: Any,
+    books: Sequence[Book],
+    settings: MemoryProbeSettings,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[dict[str, Any]], list[BookMemory]]:
+    """Every probe item of every book, and each book's scores and verdict; ``progress(1)`` after each probe
+    of each book."""
+    items: list[dict[str, Any]] = []
+    summaries = []
+    entities = spacy_entities() if "cloze" in settings.probes else None
+    for book in books:
+        started = time.perf_counter()
+        summary = BookMemory(book.id, book.title)
+        lines: list[dict[str, Any]] = []
+        for probe in settings.probes:
+            try:
+                lines += _run_probe(probe, backend, book, settings, summary, entities)
+            except ProbeUnavailable as exc:
+                summary.notes.append(f"{probe} not run: {exc}")
+            if progress is not None:
+                progress(1)
+        _score(summary, lines, settings)
+        summary.seconds = time.perf_counter() - started
+        items += lines
+        summaries.append(summary)
+    return items, summaries
+
+
+def _run_probe(
+    probe: str, backend: Any, book: Book, settings: MemoryProbeSettings, summary: BookMemory, entities: Any
+) -> list[dict[str, Any]]:
+    if probe == "cloze":
+        chosen, without = cloze_passages(
+            book,
+            settings.passages,
+            settings.seed,
+            entities,
+            min_words=settings.min_words,
+            max_words=settings.max_words,
+        )
+        if not chosen:
+            summary.notes.append("cloze: no passage of the book holds exactly one person's name and no other")
+        elif without:
+            summary.notes.append(
+                f"cloze: {len(chosen)} of {settings.passages} passages ({without} parts of the "
+                "book had none with exactly one name)"
+            )
+        return cloze(backend, chosen)
+    if probe == "min-k":
+        local_model(backend, "min-k")
+        chosen_passages = passages(
+            book, settings.passages, settings.seed, min_words=settings.min_words, max_words=settings.max_words
+        )
+        if len(chosen_passages) < settings.passages:
+            summary.notes.append(
+                f"min-k: {len(chosen_passages)} of {settings.passages} passages (the book is short)"
+            )
+        return min_k(backend, chosen_passages, settings.min_k_percent)
+    _, encoder = local_model(backend, "extraction")
+    return _extraction(backend, encoder, book, settings, summary)
+
+
+def _extraction(
+    backend: Any, encoder: Any, book: Book, settings: MemoryProbeSettings, summary: BookMemory
+) -> list[dict[str, Any]]:
+    text = book_text(book)
+    ids = encoder.encode_plain(text)
+    n, m = settings.prompt_tokens, settings.new_tokens
+    places = [
+        Place(p, "seeded") for p in seeded_places(len(ids), n, m, settings.passages, settings.seed, book.id)
+    ]
+    if len(places) < settings.passages:
+        summary.notes.append(
+            f"extraction: {len(places)} of {settings.passages} places (the book has {len(ids)} tokens)"
+        )
+    if settings.chapter_breaks:
+        breaks, too_late = chapter_places(book, encoder, text, n, m, len(ids))
+        places += breaks
+        if too_late:
+            summary.notes.append(
+                f"extraction: {too_late} chapter break(s) with fewer than {n} tokens before "
+                f"or {m} after were not asked"
+            )
+    return extraction(backend, book.id, ids, sorted(places, key=lambda p: p.position), n, m)
+
+
+def seeded_places(n_ids: int, before: int, after: int, count: int, seed: int, book: str) -> list[int]:
+    """Up to ``count`` positions with ``before`` tokens before and ``after`` from them, one per stratum."""
+    low, high = before, n_ids - after  # a place p needs ids[p - before : p + after]
+    if high < low:
+        return []
+    rng = np.random.default_rng(int.from_bytes(f"{seed}:{book}".encode()[:8].ljust(8, b"\0"), "little"))
+    span = high - low + 1
+    n = min(count, span)
+    edges = [low + round(i * span / n) for i in range(n + 1)]
+    return [int(rng.integers(edges[i], edges[i + 1])) for i in range(n)]
+
+
+def chapter_places(
+    book: Book, encoder: Any, text: str, before: int, after: int, n_ids: int
+) -> tuple[list[Place], int]:
+    """The token position where each chapter after the first starts; (places, breaks too near an end)."""
+    places, too_near, offset = [], 0, 0
+    for index, chapter in enumerate(part.text.strip() for part in book.chapters):
+        if not chapter:
+            continue
+        at = text.index(chapter, offset)
+        offset = at
+        if index == 0 or at == 0:
+            continue
+        position = len(encoder.encode_plain(text[:at].rstrip()))
+        if position < before or position + after > n_ids:
+            too_near += 1
+        else:
+            places.append(Place(position, "chapter break"))
+    return places, too_near
+
+
+def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: MemoryProbeSettings) -> None:
+    by_probe: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        by_probe.setdefault(line["probe"], []).append(line)
+    if "cloze" in by_probe:
+        summary.scores["cloze"] = _share([line["correct"] for line in by_probe["cloze"]])
+    if "extraction" in by_probe:
+        summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
+        summary.scores["extraction_common_prefix"] = _mean(
+            [line["common_prefix"] for line in by_probe["extraction"]], settings.seed
+        )
+    if "min_k" in by_probe:
+        summary.scores["min_k"] = _mean([line["score"] for line in by_probe["min_k"]], settings.seed)
+    clauses = parse_rule(settings.rule)
+    known = [(name, value) for name, value in clauses if summary.scores.get(name, {}).get("n")]
+    if known:
+        summary.remembered = any(summary.scores[name]["value"] >= value for name, value in known)
+    else:
+        summary.notes.append("remembered: no score the rule names was measured")
+
+
+def _share(flags: Sequence[bool]) -> dict[str, Any]:
+    n, right = len(flags), sum(bool(flag) for flag in flags)
+    if n == 0:
+        return {"value": None, "ci_low": None, "ci_high": None, "n": 0}
+    low, high = wilson_interval(right, n)
+    return {"value": right / n, "ci_low": low, "ci_high": high, "n": n, "count": right}
+
+
+def _mean(values: Sequence[float], seed: int) -> dict[str, Any]:
+    if not values:
+        return {"value": None, "ci_low": None, "ci_high": None, "n": 0}
+    low, high = bootstrap_interval(list(map(float, values)), np.mean, seed=seed)
+    return {"value": float(np.mean(values)), "ci_low": low, "ci_high": high, "n": len(values)}
+
+
+def write_memory(
+    out: Path,
+    items: Sequence[dict[str, Any]],
+    summaries: Sequence[BookMemory],
+    settings: MemoryProbeSettings,
+    model: dict[str, Any],
+) -> Path:
+    """Write items.jsonl, books.json, settings.json, summary.md and memory.png; returns summary.md."""
+    from longread.probes.memory.plot import plot_memory
+
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(
+        out / "items.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in items)
+    )
+    books = {"model": model, "rule": settings.rule, "books": [asdict(summary) for summary in summaries]}
+    atomic_write_text(out / "books.json", json.dumps(books, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(
+        out / "settings.json", json.dumps({"model": model, **settings.as_dict()}, indent=2) + "\n"
+    )
+    plot_memory(summaries, out / "memory.png")
+    markdown = out / "summary.md"
+    atomic_write_text(markdown, summary_markdown(summaries, settings, model))
+    return markdown
+
+
+def summary_markdown(
+    summaries: Sequence[BookMemory], settings: MemoryProbeSettings, model: dict[str, Any]
+) -> str:
+    name = model.get("spec") or model.get("name") or "the model"
+    lines = [
+        f"# Reading or remembering? — {name}",
+        "",
+        f"remembered when {settings.rule.replace(',', ' or ')}; 95% intervals (Wilson for shares, bootstrap "
+        f"for means); seed {settings.seed}, {settings.passages} passages/places a book, extraction "
+        f"{settings.prompt_tokens} → {settings.new_tokens} tokens, min-k {settings.min_k_percent:g}%.",
+        "",
+        "| book | title | cloze | extraction exact | common prefix (tokens) | min-k (nats) | remembered |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for summary in summaries:
+        cells = [
+            _cell(summary.scores.get(key))
+            for key in ("cloze", "extraction_exact", "extraction_common_prefix", "min_k")
+        ]
+        verdict = "—" if summary.remembered is None else ("yes" if summary.remembered else "no")
+        lines.append(f"| {summary.book} | {summary.title} | " + " | ".join(cells) + f" | {verdict} |")
+    notes = [f"- {summary.book}: {note}" for summary in summaries for note in summary.notes]
+    if notes:
+        lines += ["", "Notes:", "", *notes]
+    lines += [
+        "",
+        "Membership scores such as min-k are weak evidence on Gutenberg books on their own; cloze and "
+        "extraction are the primary scores.",
+        "",
+        "![memory scores per book](memory.png)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _cell(score: dict[str, Any] | None) -> str:
+    if not score or score.get("value") is None:
+        return "—"
+    return f"{score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] (n={score['n']})"

@@ -1,0 +1,163 @@
+"""``longread probe memory``: the probes tell a model that remembers a book from one that does not.
+
+The control is made here: two tiny GPT-2 models of one architecture, one trained until it reproduces
+an excerpt of *Pride and Prejudice*, the other until it reproduces an excerpt of *Frankenstein*. Each
+model must call its own book remembered and the other one not, by extraction (greedy continuations equal
+to the book) and min-k% (its own book's least likely tokens are likelier). The passage rules of the name
+cloze and the places of extraction are tested on their own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from longread.documents.book import Book, Chapter
+from longread.documents.reader import read_book
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.loading import LoadedModel, load_random
+from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
+from longread.probes.memory.passages import book_text, cloze_passages, sentences, single_name, spacy_entities
+from longread.probes.memory.run import chapter_places, seeded_places
+from longread.probes.tokens import ProbeSettingsError
+from tests.helpers import REPO_ROOT
+
+BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
+WINDOW = 24
+SETTINGS = MemoryProbeSettings(passages=6, prompt_tokens=12, new_tokens=12, min_words=15, max_words=60)
+
+
+def _excerpt(path: Path, book_id: str, words: int) -> Book:
+    """The first ``words`` words of a bundled novel's second and third chapters, as a two-chapter book."""
+    source = read_book(path)
+    chapters = tuple(
+        Chapter(f"CHAPTER {n}.", " ".join(chapter.text.split()[:words]))
+        for n, chapter in enumerate(source.chapters[1:3], 1)
+    )
+    return Book(book_id, source.title, source.author, "en", str(path), chapters)
+
+
+def _memorised(book: Book, name: str) -> HFBackend:
+    """A tiny GPT-2 trained on windows of the book's text until it reproduces them (seeded; ~30 s).
+
+    Random 24-token windows, as a real model sees a book inside longer sequences: trained on the whole
+    text from position 0 alone, a tiny model with absolute positions would learn positions, not text.
+    """
+    loaded = load_random("gpt2")
+    ids = torch.tensor(HFBackend(loaded, spec="random:gpt2").encoder.encode_plain(book_text(book)))
+    model, draw = loaded.model, torch.Generator().manual_seed(0)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(300):
+        starts = torch.randint(0, len(ids) - WINDOW, (8,), generator=draw)
+        batch = torch.stack([ids[start : start + WINDOW] for start in starts])
+        loss = model(input_ids=batch, labels=batch).loss
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+        if loss.item() < 0.05:
+            break
+    model.eval()
+    return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
+
+
+@pytest.fixture(scope="module")
+def books() -> tuple[Book, Book]:
+    return _excerpt(BOOKS / "pg1342.txt.gz", "pride", 60), _excerpt(BOOKS / "pg84.txt.gz", "frankenstein", 60)
+
+
+@pytest.fixture(scope="module")
+def models(books: tuple[Book, Book]) -> tuple[HFBackend, HFBackend]:
+    return _memorised(books[0], "knows-pride"), _memorised(books[1], "knows-frankenstein")
+
+
+def test_each_model_remembers_its_own_book_and_not_the_other(
+    books: tuple[Book, Book], models: tuple[HFBackend, HFBackend], tmp_path: Path
+) -> None:
+    for model, own in zip(models, books, strict=True):
+        items, summaries = probe_memory(model, list(books), SETTINGS)
+        verdicts = {summary.book: summary for summary in summaries}
+        other = next(book for book in books if book is not own)
+        assert verdicts[own.id].remembered is True and verdicts[other.id].remembered is False, model.name
+        assert verdicts[own.id].scores["extraction_exact"]["value"] >= 0.4  # the rule asks 0.05
+        assert verdicts[other.id].scores["extraction_exact"]["value"] == 0.0
+        assert verdicts[own.id].scores["min_k"]["value"] > verdicts[other.id].scores["min_k"]["value"] + 5.0
+        extraction = [line for line in items if line["probe"] == "extraction"]
+        assert all(len(line["truth_ids"]) == len(line["output_ids"]) == 12 for line in extraction)
+        assert {line["place"] for line in extraction} == {"seeded", "chapter break"}
+    markdown = write_memory(tmp_path / "out", items, summaries, SETTINGS, models[1].describe())
+    books_json = json.loads((tmp_path / "out" / "books.json").read_text())
+    assert [book["remembered"] for book in books_json["books"]] == [False, True]
+    assert (
+        "| frankenstein |" in markdown.read_text()
+        and (tmp_path / "out" / "memory.png").stat().st_size > 5_000
+    )
+    lines = [json.loads(line) for line in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
+    assert {line["probe"] for line in lines} >= {"extraction", "min_k"} and all(
+        "book" in line for line in lines
+    )
+    again, _ = probe_memory(models[1], list(books), SETTINGS)
+    assert again == items  # seeded: the same passages, places and greedy outputs
+
+
+def test_a_cloze_passage_holds_one_name_once_and_no_other() -> None:
+    one = "She looked up at last. “I cannot say,” replied Elizabeth, and she turned to the window."
+    assert single_name(one, [("Elizabeth", "PERSON")]) == "Elizabeth"
+    assert (
+        single_name("Then Mrs. Bennet sat down and wept for an hour.", [("Mrs. Bennet", "PERSON")])
+        == "Bennet"
+    )
+    twice = "Elizabeth smiled. It was Elizabeth who spoke first, and she spoke well."
+    assert single_name(twice, [("Elizabeth", "PERSON")]) is None  # the mask could be read off the passage
+    two = "Elizabeth smiled at Jane, and the evening went on."
+    assert single_name(two, [("Elizabeth", "PERSON"), ("Jane", "PERSON")]) is None
+    missed = (
+        "Elizabeth smiled at Jane, and the evening went on."  # NER found one; the capital finds the other
+    )
+    assert single_name(missed, [("Elizabeth", "PERSON")]) is None
+    place = "Elizabeth walked to Meryton."
+    assert single_name(place, [("Elizabeth", "PERSON"), ("Meryton", "GPE")]) is None
+    opener = "Darcy was silent. He looked at Elizabeth for a while."  # a sentence opened by another name
+    assert single_name(opener, [("Elizabeth", "PERSON")], ordinary={"he", "was", "silent"}) is None
+    assert sentences("He saw Mr. Darcy. Then J. Smith came!") == [
+        (0, "He saw Mr. Darcy."),
+        (18, "Then J. Smith came!"),
+    ]
+
+
+def test_real_cloze_passages_follow_the_rules() -> None:
+    book = read_book(BOOKS / "pg1342.txt.gz")
+    chosen, without = cloze_passages(book, 12, 0, spacy_entities())
+    assert len(chosen) + without == 12 and len(chosen) >= 6
+    for item in chosen:
+        assert item.masked.count("[MASK]") == 1 and item.name not in item.masked.replace("[MASK]", "")
+        assert 40 <= item.passage.words <= 100
+    assert chosen == cloze_passages(book, 12, 0, spacy_entities())[0]
+
+
+def test_places_leave_room_and_breaks_near_an_end_are_counted(books: tuple[Book, Book]) -> None:
+    places = seeded_places(100, 30, 20, 10, 0, "x")
+    assert len(places) == 10 and all(30 <= p <= 80 for p in places) and places == sorted(places)
+    assert (
+        seeded_places(40, 30, 20, 10, 0, "x") == []
+    )  # too short for one place: none, and the caller says so
+    model = load_random("gpt2")
+    encoder = HFBackend(model, spec="random:gpt2").encoder
+    text = book_text(books[0])
+    n_ids = len(encoder.encode_plain(text))
+    places, too_near = chapter_places(books[0], encoder, text, 12, 12, n_ids)
+    assert len(places) == 1 and too_near == 0
+    late, near = chapter_places(books[0], encoder, text, 12, n_ids, n_ids)  # M longer than what is left
+    assert late == [] and near == 1
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ProbeSettingsError, match="--probes takes cloze, extraction, min-k"):
+        MemoryProbeSettings(probes=("recall",))
+    with pytest.raises(ProbeSettingsError, match="is not SCORE>=VALUE"):
+        MemoryProbeSettings(rule="cloze>0.3")
+    with pytest.raises(ProbeSettingsError, match="--min-k-percent"):
+        MemoryProbeSettings(min_k_percent=0)
