@@ -10,6 +10,8 @@ cloze and the places of extraction are tested on their own.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +163,12 @@ def test_bad_settings_are_refused() -> None:
         MemoryProbeSettings(rule="cloze>0.3")
     with pytest.raises(ProbeSettingsError, match="--min-k-percent"):
         MemoryProbeSettings(min_k_percent=0)
+
+
+def test_the_command_refuses_a_bad_rule_before_any_work(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "longread.cli", "probe", "memory", str(BOOKS / "pg84.txt.gz"), "--model",
+               "smollm2", "--out", str(out), "--remembered", "cloze>0.3"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    message = " ".join(done.stderr.replace("│", " ").split())
+    assert done.returncode != 0 and "'cloze>0.3' is not SCORE>=VALUE" in message and not out.exists()
