@@ -3,9 +3,11 @@
 Three probes from the literature, per book: name cloze (Chang et al. 2023, *Speak, Memory*), extraction
 (Carlini et al. 2023, *Quantifying Memorization Across Neural Language Models*) and min-k% probability
 (Shi et al. 2024, *Detecting Pretraining Data from Large Language Models*). :mod:`.passages` chooses the
-text, :mod:`.probes` asks the model, :mod:`.run` scores each book and writes the files, :mod:`.plot` draws.
+text, :mod:`.probes` asks the model, :mod:`.run` scores each book (:mod:`.book`) and writes the files,
+:mod:`.plot` draws.
 """
 
-from longread.probes.memory.run import BookMemory, MemoryProbeSettings, probe_memory, write_memory
+from longread.probes.memory.book import BookMemory
+from longread.probes.memory.run import MemoryProbeSettings, probe_memory, write_memory
 
 __all__ = ["BookMemory", "MemoryProbeSettings", "probe_memory", "write_memory"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:
-    from longread.probes.memory.run import BookMemory
+from longread.probes.memory.book import BookMemory
 
 PANELS = (
     ("cloze", "name cloze (share right)"),

@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from longread.documents.book import Book
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
+from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
 from longread.probes.memory.probes import Place, ProbeUnavailable, cloze, extraction, local_model, min_k
 from longread.probes.tokens import ProbeSettingsError
@@ -86,17 +87,6 @@ def parse_rule(rule: str) -> list[tuple[str, float]]:
     return clauses
 
 
-@dataclass
-class BookMemory:
-    book: str
-    title: str
-    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """score name → {value, ci_low, ci_high, n}."""
-    remembered: bool | None = None
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-
 def probe_memory(
     backend: Any,
     books: Sequence[Book],
@@ -142,8 +132,8 @@ def _run_probe(
             summary.notes.append("cloze: no passage of the book holds exactly one person's name and no other")
         elif without:
             summary.notes.append(
-                f"cloze: {len(chosen)} of {settings.passages} passages ({without} parts of the "
-                "book had none with exactly one name)"
+                f"cloze: {len(chosen)} of {settings.passages} passages ({without} of the book's "
+                f"{settings.passages} parts had none with exactly one name)"
             )
         return cloze(backend, chosen)
     if probe == "min-k":

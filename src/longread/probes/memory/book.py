@@ -1,0 +1,17 @@
+"""One book's memory scores and verdict (what ``books.json`` holds per book)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class BookMemory:
+    book: str
+    title: str
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """score name → {value, ci_low, ci_high, n}."""
+    remembered: bool | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
