@@ -10,7 +10,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from longread.errors import BadInputError
 
@@ -192,3 +192,15 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[str]]:
 def atomic_write_text(path: str | Path, text: str) -> None:
     with atomic_writer(path) as fh:
         fh.write(text)
+
+
+def atomic_save_png(figure: Any, path: Path) -> Path:
+    """Save a matplotlib figure as PNG atomically (a hidden partial file, then a rename); returns ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.tmp")
+    try:
+        figure.savefig(partial, format="png")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path

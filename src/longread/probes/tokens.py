@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 
 from longread.documents.book import Book
 from longread.errors import LongreadError
-from longread.files import atomic_write_text
+from longread.files import atomic_save_png, atomic_write_text
 from longread.metrics.bootstrap import bootstrap_interval
 
 FREQUENT_SHARE = 0.10
@@ -264,10 +264,7 @@ def plot_tokens(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
         axes.set_title(f"{summary['book']}: LongPPL {summary['long_ppl']['value'] or float('nan'):.2f}, "
                        f"PPL {summary['perplexity']['value']:.2f}")  # fmt: skip
         axes.legend(fontsize="small")
-    partial = path.with_name(f".{path.name}.tmp")
-    figure.savefig(partial, format="png")
-    partial.replace(path)
-    return path
+    return atomic_save_png(figure, path)
 
 
 def write_summary(

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
-from longread.files import atomic_write_text
+from longread.files import atomic_save_png, atomic_write_text
 from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, NotPairable, PairedDifference, paired_differences
 
@@ -208,14 +208,7 @@ def plot_context_use(
             _panel(axes, here, chance.get(metric))
             axes.set_ylabel(metric)
             axes.set_title(f"every {x_label} (pooled)" if x == ALL_X else f"{x_label} {x}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.tmp")
-    try:
-        figure.savefig(partial, format="png")
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return path
+    return atomic_save_png(figure, path)
 
 
 def _x_order(x: str) -> tuple[int, float, str]:

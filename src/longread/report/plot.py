@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
+from longread.files import atomic_save_png
 from longread.metrics import group_sort_key
 from longread.report.load import MetricValue, RunReport
 from longread.report.table import chance_levels, format_x, task_title
@@ -79,14 +79,7 @@ def draw_curves(
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.tmp")
-    try:
-        figure.savefig(partial, format="png")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return path
+    return atomic_save_png(figure, path)
 
 
 def _draw_on(

@@ -8,6 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from longread.files import atomic_save_png
 from longread.probes.memory.book import BookMemory
 
 PANELS = (
@@ -35,11 +36,4 @@ def plot_memory(summaries: Sequence[BookMemory], path: Path) -> Path:
         axes.set_title(title, fontsize="medium")
         axes.invert_yaxis()
     figure.suptitle("memory per book (red: remembered by the rule)", fontsize="medium")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.tmp")
-    try:
-        figure.savefig(partial, format="png")
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return path
+    return atomic_save_png(figure, path)
