@@ -149,10 +149,13 @@ def test_places_leave_room_and_breaks_near_an_end_are_counted(books: tuple[Book,
     model = load_random("gpt2")
     encoder = HFBackend(model, spec="random:gpt2").encoder
     text = book_text(books[0])
-    n_ids = len(encoder.encode_plain(text))
-    places, too_near = chapter_places(books[0], encoder, text, 12, 12, n_ids)
-    assert len(places) == 1 and too_near == 0
-    late, near = chapter_places(books[0], encoder, text, 12, n_ids, n_ids)  # M longer than what is left
+    ids = encoder.encode_plain(text)
+    n_ids = len(ids)
+    breaks, too_near = chapter_places(books[0], encoder, text, 12, 12, ids)
+    assert len(breaks) == 1 and too_near == 0
+    opening = encoder.tokenizer.decode(ids[breaks[0].position :][:4]).lstrip()
+    assert books[0].chapters[1].text.startswith(opening)  # the place is the second chapter's first token
+    late, near = chapter_places(books[0], encoder, text, 12, n_ids, ids)  # M longer than what is left
     assert late == [] and near == 1
 
 

@@ -12,6 +12,7 @@ cloze passage, says so in its row. Files: ``items.jsonl`` (one line per probe it
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import time
@@ -164,7 +165,7 @@ def _extraction(
             f"extraction: {len(places)} of {settings.passages} places (the book has {len(ids)} tokens)"
         )
     if settings.chapter_breaks:
-        breaks, too_late = chapter_places(book, encoder, text, n, m, len(ids))
+        breaks, too_late = chapter_places(book, encoder, text, n, m, ids)
         places += breaks
         if too_late:
             summary.notes.append(
@@ -187,9 +188,14 @@ def seeded_places(n_ids: int, before: int, after: int, count: int, seed: int, bo
 
 
 def chapter_places(
-    book: Book, encoder: Any, text: str, before: int, after: int, n_ids: int
+    book: Book, encoder: Any, text: str, before: int, after: int, ids: Sequence[int]
 ) -> tuple[list[Place], int]:
-    """The token position where each chapter after the first starts; (places, breaks too near an end)."""
+    """The token position where each chapter after the first starts; (places, breaks too near an end).
+
+    A fast tokenizer's character offsets place every break in one encoding of the book (the first token
+    starting at or after the break); otherwise the text before each break is encoded again."""
+    n_ids = len(ids)
+    starts = _token_starts(encoder, text, ids)
     places, too_near, offset = [], 0, 0
     for index, chapter in enumerate(part.text.strip() for part in book.chapters):
         if not chapter:
@@ -198,12 +204,27 @@ def chapter_places(
         offset = at
         if index == 0 or at == 0:
             continue
-        position = len(encoder.encode_plain(text[:at].rstrip()))
+        before_text = len(text[:at].rstrip())
+        if starts is not None:
+            position = bisect.bisect_left(starts, before_text)
+        else:
+            position = len(encoder.encode_plain(text[:before_text]))
         if position < before or position + after > n_ids:
             too_near += 1
         else:
             places.append(Place(position, "chapter break"))
     return places, too_near
+
+
+def _token_starts(encoder: Any, text: str, ids: Sequence[int]) -> list[int] | None:
+    """Where each token of the book's encoding starts, from a fast tokenizer whose ids are the encoder's."""
+    tokenizer: Any = getattr(encoder, "tokenizer", None)
+    if not getattr(tokenizer, "is_fast", False):
+        return None
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    if list(encoded["input_ids"]) != list(ids):
+        return None
+    return [int(start) for start, _ in encoded["offset_mapping"]]
 
 
 def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: MemoryProbeSettings) -> None:
