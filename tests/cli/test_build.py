@@ -28,3 +28,46 @@ def test_a_negative_min_scenes_names_its_option(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2, result.output
     assert "--min-scenes:" in result.output and "(given -1)" in result.output
+
+
+def test_exclude_remembered_leaves_those_books_out_and_says_which_and_why(tmp_path: Path) -> None:
+    """Two real novels, one called remembered by a probe folder: the build is the other book's alone."""
+    import json
+
+    books = [GUTENBERG / "pg120.txt.gz", GUTENBERG / "pg84.txt.gz"]
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    verdicts = [
+        {"book": "120", "title": "Treasure Island", "remembered": True, "notes": [],
+         "scores": {"cloze": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7, "n": 30}}},
+        {"book": "84", "title": "Frankenstein", "remembered": False, "notes": [],
+         "scores": {"cloze": {"value": 0.0, "ci_low": 0.0, "ci_high": 0.1, "n": 30}}},
+    ]  # fmt: skip
+    (probes / "books.json").write_text(
+        json.dumps({"model": {"spec": "smollm2"}, "rule": "cloze>=0.3", "books": verdicts})
+    )
+    common = ["--prefix-tokens", "256", "--suffix-tokens", "32", "--workers", "1", "--quiet"]
+    result = CliRunner().invoke(
+        app,
+        ["build", "chapterbreak", *map(str, books), "--out", str(tmp_path / "cb.jsonl"), *common,
+         "--exclude-remembered", str(probes)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "1 of the 2 books probed are remembered by smollm2 (120)" in result.output
+    assert "books left out on purpose (1):" in result.output
+    assert "book 120 (Treasure Island) left out: remembered by smollm2 (cloze 0.50; rule cloze>=0.3)" in (
+        result.output
+    )
+    assert "from 1 of 2 books" in result.output and "skipped books" not in result.output
+    alone = CliRunner().invoke(
+        app, ["build", "chapterbreak", str(books[1]), "--out", str(tmp_path / "alone.jsonl"), *common]
+    )
+    assert alone.exit_code == 0, alone.output
+    built = (tmp_path / "cb.jsonl").read_bytes()
+    assert built == (tmp_path / "alone.jsonl").read_bytes() and b'"book_id":"84"' in built
+    missing = CliRunner().invoke(
+        app,
+        ["build", "chapterbreak", str(books[1]), "--out", str(tmp_path / "x.jsonl"), *common,
+         "--exclude-remembered", str(tmp_path)],
+    )  # fmt: skip
+    assert missing.exit_code != 0 and "not a memory probe's folder" in missing.output

@@ -92,6 +92,14 @@ EncodingOption = Annotated[
     str | None, typer.Option(help="Text encoding of the books when not UTF-8 (latin-1, cp1252 …).")
 ]
 StrictOption = Annotated[bool, typer.Option(help="Fail (and write nothing) if any book is skipped.")]
+ExcludeRememberedOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--exclude-remembered",
+        help="A `longread probe memory` folder: leave out the books its model remembers (the report "
+        "names them and why).",
+    ),
+]
 
 # longread build narrativexl
 NarrativeXLOutOption = Annotated[
@@ -163,6 +171,7 @@ def build_chapterbreak_command(
     heading_pattern: HeadingPatternOption = None,
     encoding: EncodingOption = None,
     strict: StrictOption = False,
+    exclude_remembered: ExcludeRememberedOption = None,
     quiet: QuietOption = False,
     ray: RayOption = None,
 ) -> None:
@@ -190,11 +199,17 @@ def build_chapterbreak_command(
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
     sources = all_books(books, book_paths, "give at least one book file, folder or archive")
     try:
+        read_options = ReadOptions(
+            format=format,  # type: ignore[arg-type]
+            heading_pattern=heading_pattern,
+            encoding=encoding,
+            exclude=remembered_books(exclude_remembered),
+        )
         report = build_chapterbreak(
             sources,
             out,
             options,
-            read_options=ReadOptions(format=format, heading_pattern=heading_pattern, encoding=encoding),  # type: ignore[arg-type]
+            read_options=read_options,
             workers=workers,
             strict=strict,
             show_progress=not quiet,
@@ -227,6 +242,7 @@ def build_narrativexl_command(
     dtype: DtypeOption = "float32",
     threads: ThreadsOption = None,
     quiet: QuietOption = False,
+    exclude_remembered: ExcludeRememberedOption = None,
     ray: RayOption = None,
     ray_workers: RayWorkersOption = None,
 ) -> None:
@@ -248,6 +264,7 @@ def build_narrativexl_command(
             scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
             summaries=SummarySettings(answer_tag=answer_tag),
         )
+        exclude = remembered_books(exclude_remembered)
     except ValidationError as exc:
         raise invalid_settings(exc, {"chars": "--scene-chars"}) from None
     except LongreadError as exc:
@@ -279,6 +296,7 @@ def build_narrativexl_command(
                 decoy_max_scenes=decoy_max_scenes,
                 show_progress=not quiet,
                 log=typer.echo,
+                exclude=exclude,
             )
         except LongreadError as exc:
             raise fail(exc) from None
@@ -286,6 +304,21 @@ def build_narrativexl_command(
         typer.echo(line)
     for incident in getattr(backend, "take_incidents", list)():
         typer.echo(f"incident (every summary was made all the same): {incident.message}")
+
+
+def remembered_books(probe_dir: Path | None) -> tuple[tuple[str, str], ...]:
+    """``--exclude-remembered``: (book id, why) of every book the probed model remembers."""
+    if probe_dir is None:
+        return ()
+    from longread.probes.memory.verdicts import load_verdicts
+
+    verdicts = load_verdicts(probe_dir)
+    remembered = verdicts.remembered()
+    typer.echo(
+        f"--exclude-remembered: {len(remembered)} of the {len(verdicts.books)} books probed are remembered "
+        f"by {verdicts.model_name}" + (f" ({', '.join(sorted(remembered))})" if remembered else "")
+    )
+    return tuple(sorted(remembered.items()))
 
 
 def check_choice(value: str, choices: tuple[str, ...], option: str) -> None:

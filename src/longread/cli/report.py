@@ -38,13 +38,23 @@ def report_command(
             "configs side by side, a per-sample browser.",
         ),
     ] = None,
+    memory: Annotated[
+        Path | None,
+        typer.Option(
+            "--memory",
+            help="A `longread probe memory` folder of the runs' model: each score split by whether the "
+            "model remembers the book (ChapterBreak, NarrativeXL).",
+        ),
+    ] = None,
 ) -> None:
     """A markdown table and a memory-curve plot (primary metric against the x-axis) of one or more runs."""
+    from longread.probes.memory.verdicts import load_verdicts
     from longread.report.build import build_report
 
     fields = [part.strip() for part in (group_by or "").split(",") if part.strip()]
     try:
-        files = build_report(list(runs), out, group_by=fields)
+        verdicts = load_verdicts(memory) if memory is not None else None
+        files = build_report(list(runs), out, group_by=fields, memory=verdicts)
     except LongreadError as exc:
         raise fail(exc) from None
     typer.echo(files.table)
@@ -54,7 +64,7 @@ def report_command(
         from longread.report.html import build_html_report
 
         try:
-            page = build_html_report(list(runs), html)
+            page = build_html_report(list(runs), html, memory=verdicts)
         except LongreadError as exc:
             raise fail(exc) from None
         typer.echo(f"html: {page}")

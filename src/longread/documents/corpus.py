@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from longread.documents.book import Book
-from longread.documents.reader import ReadOptions, read_bytes_source, read_path
+from longread.documents.reader import ExcludedBook, ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
 from longread.processes.lifetime import die_with
@@ -57,6 +57,11 @@ class _Job(Generic[T]):
             for item in read_source(source, self.options):
                 if isinstance(item, BadInputError):
                     outcomes.append(BookOutcome(label=source.label, book_id=None, error=item))
+                    continue
+                why = self.options.excluded(item.id)
+                if why is not None:
+                    excluded = ExcludedBook(source.label, f"book {item.id} ({item.title}) left out: {why}")
+                    outcomes.append(BookOutcome(source.label, item.id, error=excluded))
                     continue
                 try:
                     outcomes.append(BookOutcome(source.label, item.id, result=self.per_book(item)))

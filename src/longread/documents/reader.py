@@ -39,6 +39,18 @@ class ReadOptions:
     format: Format = "auto"
     heading_pattern: str | None = None  # plain text: a regex that matches chapter heading lines
     encoding: str | None = None
+    exclude: tuple[tuple[str, str], ...] = ()
+    """Books left out on purpose, as (book id, why): each read is an :class:`ExcludedBook` outcome, not a
+    book (``--exclude-remembered``)."""
+
+    def excluded(self, book_id: str) -> str | None:
+        """Why the book is left out, or None."""
+        return next((why for excluded, why in self.exclude if excluded == book_id), None)
+
+
+class ExcludedBook(BadInputError):
+    """A book left out on purpose (its id is in :attr:`ReadOptions.exclude`); reports list it apart from
+    books that could not be used."""
 
 
 def guess_format(path: Path) -> Format:

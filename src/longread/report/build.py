@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from longread.files import atomic_write_text
+from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import load_runs
+from longread.report.memory_split import MemorySplit, memory_splits, split_table
 from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
 from longread.report.table import format_caption, format_table, metric_names
@@ -32,20 +34,29 @@ class ReportFiles:
     json_file: Path | None = None
     """``report.json``: the runs, ``--group-by`` and the paired differences, for other programs."""
     paired: tuple[PairedDifference, ...] = ()
+    memory: tuple[MemorySplit, ...] = ()
+    """``--memory``: each run's score on books the model remembers and on those it does not."""
 
 
-def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str] = ()) -> ReportFiles:
+def build_report(
+    run_dirs: Sequence[Path],
+    out_dir: Path,
+    group_by: Sequence[str] = (),
+    memory: MemoryVerdicts | None = None,
+) -> ReportFiles:
     """Write ``report.md`` (caption, table, plot) and ``memory_curve.png`` into ``out_dir``.
 
     ``group_by`` (row fields, e.g. ``suffix_type``) adds a table of the primary metric
     per group × x value, the paper's side-by-side comparison, and a plot with a line
     per run × group (``memory_curve_by_<fields>.png``). With two runs or more it also compares each
     later run with the first instance by instance (:mod:`longread.report.paired`), in ``report.md`` and
-    ``report.json``.
+    ``report.json``. ``memory`` (a memory probe's verdicts) splits every run's score by whether the model
+    remembers the book (:mod:`longread.report.memory_split`).
     """
     if not run_dirs:
         raise ValueError("build_report needs at least one run directory")
     runs = load_runs([Path(path) for path in run_dirs])
+    splits = memory_splits(runs, memory) if memory is not None else []
     out_dir.mkdir(parents=True, exist_ok=True)
     plot = plot_memory_curve(runs, out_dir / PLOT_FILE)
     table = format_table(runs)
@@ -82,6 +93,10 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
             compared = f"{exc}."
         parts.append(f"Paired with the first run, instance by instance:\n\n{compared}")
         table = f"{table}\n\n{compared}"
+    if memory is not None:
+        split = split_table(splits, memory, runs[0].x_axis.scale)
+        parts.append(f"Split by memory:\n\n{split}")
+        table = f"{table}\n\n{split}"
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
@@ -89,6 +104,15 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
         "runs": [{"label": run.label, "path": str(run.path), "task": run.task} for run in runs],
         "group_by": list(group_by),
         "paired": [difference.as_dict() for difference in paired],
+        "memory": None
+        if memory is None
+        else {
+            "probes": str(memory.path.parent),
+            "model": memory.model_name,
+            "rule": memory.rule,
+            "remembered": sorted(memory.remembered()),
+            "splits": [split.as_dict() for split in splits],
+        },
     }
     json_file = out_dir / REPORT_JSON_FILE
     atomic_write_text(json_file, json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
@@ -100,6 +124,7 @@ def build_report(run_dirs: Sequence[Path], out_dir: Path, group_by: Sequence[str
         every_metric_plot=every_metric,
         json_file=json_file,
         paired=tuple(paired),
+        memory=tuple(splits),
     )
 
 

@@ -79,6 +79,8 @@ class RunReport:
     """Every metric over all samples (the table's ``all`` row when there are several x values)."""
     context_control: str | None = None
     """``shuffle`` / ``replace`` / ``none`` for a run under a context control; None when intact."""
+    model: dict[str, Any] = field(default_factory=dict)
+    """The model as the run's config describes it (what defines its answers)."""
 
     def metric(self, x: int | float | str, name: str) -> MetricValue | None:
         point = self.points.get(x)
@@ -114,6 +116,7 @@ def load_run(run_dir: Path) -> RunReport:
         "chance": float(chance) if isinstance(chance, int | float) else None,
         "baseline": baseline,
         "context_control": str(control) if control and control != "intact" else None,
+        "model": dict(model),
     }
     if isinstance(results.get("by_x"), Mapping):
         return _from_layout_2(run_dir, results, common)

@@ -14,7 +14,7 @@ from typing import Any
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book, pool_entries
 from longread.documents.corpus import LocalProcesses, SourceMapper, map_books
-from longread.documents.reader import ReadOptions
+from longread.documents.reader import ExcludedBook, ReadOptions
 from longread.errors import LongreadError
 from longread.files import atomic_writer
 from longread.progress import Progress
@@ -40,6 +40,8 @@ class BuildReport:
     books_used: int = 0
     instances: int = 0
     skipped_books: list[SkippedBook] = field(default_factory=list)
+    excluded_books: list[SkippedBook] = field(default_factory=list)
+    """Books left out on purpose (``--exclude-remembered``), with why; not counted as skipped."""
     dropped_boundaries: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     worker_notes: list[str] = field(default_factory=list)
@@ -56,6 +58,9 @@ class BuildReport:
         if self.dropped_boundaries:
             lines.append("boundaries that gave no instance:")
             lines += [f"  {count:6d}  {reason}" for reason, count in sorted(self.dropped_boundaries.items())]
+        if self.excluded_books:
+            lines.append(f"books left out on purpose ({len(self.excluded_books)}):")
+            lines += [f"  {s.label}: {s.reason}" for s in self.excluded_books]
         if self.skipped_books:
             lines.append(f"skipped books ({len(self.skipped_books)}):")
             width = max(len(s.label) for s in self.skipped_books)
@@ -157,7 +162,11 @@ def _write_instances(
         for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper):
             report.books_read += 1
             report.worker_notes += [f"{outcome.label}: {note}" for note in outcome.notes]
-            if outcome.error is not None:
+            if isinstance(outcome.error, ExcludedBook):
+                report.excluded_books.append(
+                    SkippedBook(outcome.label, outcome.book_id, outcome.error.problem)
+                )
+            elif outcome.error is not None:
                 report.skipped_books.append(SkippedBook(outcome.label, outcome.book_id, str(outcome.error)))
             elif outcome.result is not None:
                 built = outcome.result

@@ -104,17 +104,33 @@ _MAIN_SCRIPT = r"""
       const tr = el('tr'); tr.setAttribute('data-run', s.run.id); tr.setAttribute('data-key', s.row.key);
       tr.className = 'sample';
       const verdict = typeof s.row.correct === 'boolean' ? (s.row.correct ? 'correct' : 'wrong') : '—';
-      [s.run.label, s.row.key, xValue(s), groupValue(s), verdict].forEach(v => tr.appendChild(el('td', v)));
+      [s.run.label, s.row.key, xValue(s), groupValue(s), verdict, rememberedCell(s.row)]
+        .forEach(v => tr.appendChild(el('td', v)));
       tr.addEventListener('click', () => { document.querySelectorAll('#samples tr.selected')
         .forEach(o => o.classList.remove('selected')); tr.classList.add('selected'); showDetail(s); });
       body.appendChild(tr);
     });
   }
 
+  function bookMemory(row) {
+    const book = row.book_id !== undefined && row.book_id !== null ? String(row.book_id) : null;
+    return data.memory && book !== null ? { book, entry: data.memory.books[book] } : null;
+  }
+
+  function rememberedCell(row) {
+    const found = bookMemory(row);
+    if (!found) return '';
+    if (!found.entry) return 'not probed';
+    return found.entry.remembered === true ? 'yes' : found.entry.remembered === false ? 'no' : '—';
+  }
+
   function showDetail(s) {
     const box = document.getElementById('detail'); box.replaceChildren();
     const row = s.row, run = s.run, text = run.texts[row.id];
     box.appendChild(el('h3', row.key + ' — ' + run.label));
+    const found = bookMemory(row);
+    if (found) box.appendChild(el('p', 'Memory of book ' + found.book + ' (' + data.memory.model + '): ' +
+      (found.entry ? found.entry.text : 'not probed'), 'memory'));
     const shown = LONGREAD_VIEWS.controlled(box, row, run, el);
     const view = VIEW_OF_ROW(row);
     if (view) { LONGREAD_VIEWS[view](box, row, run, text, el); box.appendChild(fieldsTable(row)); return; }

@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from longread.files import atomic_write_text
+from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.html.assets import SCRIPT, STYLE
 from longread.report.html.controlled import controlled_contexts
+from longread.report.html.memory import memory_island, memory_split_html
 from longread.report.html.plot import memory_curve_svg, run_colour
 from longread.report.html.samples import model_entry, run_samples
 from longread.report.load import RunReport, load_runs
+from longread.report.memory_split import memory_splits
 from longread.report.table import (
     format_caption,
     format_x,
@@ -36,11 +39,15 @@ GROUP_FIELDS = ("book_id", "book", "group")
 """Row fields the sample browser offers as book/group filter, the first a task's rows have."""
 
 
-def build_html_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
-    """Write ``out_dir/index.html``: tables, memory curves, configs side by side and a sample browser."""
+def build_html_report(run_dirs: Sequence[Path], out_dir: Path, memory: MemoryVerdicts | None = None) -> Path:
+    """Write ``out_dir/index.html``: tables, memory curves, configs side by side and a sample browser.
+
+    ``memory`` (a memory probe's verdicts of the runs' model): each run's score split by whether the model
+    remembers the book, and each book's memory scores beside its samples."""
     if not run_dirs:
         raise ValueError("build_html_report needs at least one run directory")
     runs = load_runs([Path(path) for path in run_dirs])
+    splits = memory_splits(runs, memory) if memory is not None else []
     run_ids = [f"run{index}" for index in range(len(runs))]
     by_task: dict[str, list[int]] = {}
     for index, run in enumerate(runs):
@@ -54,7 +61,12 @@ def build_html_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
             f"<div class=caption>{_caption_html(chosen)}</div>\n{_table_html(chosen, ids)}\n"
             f"{memory_curve_svg(chosen, ids)}"
         )
-    island = {"runs": [_run_island(run, run_id) for run, run_id in zip(runs, run_ids, strict=True)]}
+    if memory is not None:
+        sections.append(memory_split_html(splits, memory, runs, run_ids))
+    island = {
+        "runs": [_run_island(run, run_id) for run, run_id in zip(runs, run_ids, strict=True)],
+        "memory": None if memory is None else memory_island(memory),
+    }
     page = _PAGE.format(
         title=escape(f"longread report: {task_title(runs)}"),
         style=STYLE,
@@ -198,7 +210,7 @@ script-src 'unsafe-inline'; img-src data:">
 <span> — <span id="sample-count">0</span> samples</span> <span id="list-note" class="note"></span>
 </div>
 <table id="samples"><thead><tr><th>model</th><th>sample</th><th>x</th><th>book / group</th>\
-<th>outcome</th></tr></thead><tbody></tbody></table>
+<th>outcome</th><th>book remembered?</th></tr></thead><tbody></tbody></table>
 <div id="detail"><p class="note">Click a sample to see its context, candidates and what the model picked.\
 </p></div>
 <h2>Run configurations</h2>

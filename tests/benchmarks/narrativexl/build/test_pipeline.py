@@ -222,3 +222,32 @@ def test_a_book_too_short_is_skipped_and_reported_while_the_rest_is_built(
     assert any("skipped" in line and "short" in line for line in report.summary_lines())
     with pytest.raises(LongreadError, match=r"missing\.txt: no such file"):
         build_narrativexl([tmp_path / "missing.txt"], tmp_path / "none", tuned("smollm2"), SETTINGS)
+
+
+def test_books_left_out_on_purpose_are_named_with_why_and_leave_no_file(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "without-1342"
+    out.mkdir()
+    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
+    why = "remembered by smollm2 (cloze 0.50; rule cloze>=0.3)"
+    report = build_narrativexl(
+        [MAIN],
+        out,
+        tuned("smollm2"),
+        SETTINGS,
+        decoy_sources=DECOYS,
+        decoy_max_scenes=1,
+        show_progress=False,
+        exclude=(("1342", why),),
+    )
+    assert [book.book_id for book in report.books] == ["2852", "84", "120", "105", "174"]
+    ((name, reason),) = report.excluded_books
+    assert name.endswith("pg1342.txt.gz") and "1342" in reason and why in reason
+    assert report.skipped_books == []
+    assert not list(out.rglob("1342*")), "a book left out writes nothing"
+    stored = json.loads((out / BUILD_REPORT_FILE).read_text(encoding="utf-8"))
+    assert stored["excluded_books"] == [{"book": name, "reason": reason}]
+    assert any(line.startswith("  left out") and why in line for line in report.summary_lines())
+    with pytest.raises(LongreadError, match=r"no readable book.*2852.*left out: remembered"):
+        build_narrativexl(
+            [MAIN], tmp_path / "none", tuned("smollm2"), SETTINGS, exclude=(("2852", "remembered by x"),)
+        )

@@ -75,6 +75,7 @@ from longread.benchmarks.narrativexl.summaries import (
 from longread.benchmarks.narrativexl.summaries.cache import GenerationCache
 from longread.documents.book import Book
 from longread.documents.corpus import iter_books
+from longread.documents.reader import ExcludedBook, ReadOptions
 from longread.errors import BadInputError, LongreadError
 from longread.files import atomic_write_text
 
@@ -127,17 +128,19 @@ def build_narrativexl(
     decoy_max_scenes: int | None = None,
     show_progress: bool = True,
     log: Callable[[str], None] = logger.info,
+    exclude: tuple[tuple[str, str], ...] = (),
 ) -> NarrativeXLBuildReport:
     """Build NarrativeXL from ``sources`` (book files, folders, archives) into the directory ``out``.
 
     ``decoy_sources`` are books that only lend summaries to other-book decoys (their first
     ``decoy_max_scenes`` scenes are summarised; they get no questions of their own): a small
-    build about one book still gets the authors' other-book questions.
+    build about one book still gets the authors' other-book questions. ``exclude`` (book id, why): books
+    left out on purpose, listed in the report (``--exclude-remembered``).
     """
     out.mkdir(parents=True, exist_ok=True)
     report = NarrativeXLBuildReport(out=out)
     cache = GenerationCache(out / CACHE_DIR, model=backend.describe())
-    books, decoys = _read_all_books(sources, decoy_sources, report)
+    books, decoys = _read_all_books(sources, decoy_sources, report, ReadOptions(exclude=exclude))
     decoy_ids = {book.id for book in decoys}
     built, outcomes = _summarise_books(
         [*books, *decoys], decoy_ids, decoy_max_scenes, backend, cache, settings, show_progress, log, report
@@ -156,16 +159,17 @@ def build_narrativexl(
 
 
 def _read_all_books(
-    sources: Sequence[str | Path], decoy_sources: Sequence[str | Path], report: NarrativeXLBuildReport
+    sources: Sequence[str | Path],
+    decoy_sources: Sequence[str | Path],
+    report: NarrativeXLBuildReport,
+    options: ReadOptions,
 ) -> tuple[list[Book], list[Book]]:
     """(the books, the decoy books); at least one book, and no id given twice."""
-    books = _read_books(sources, report)
-    decoys = _read_books(decoy_sources, report)
+    books = _read_books(sources, report, options)
+    decoys = _read_books(decoy_sources, report, options)
     if not books:
-        raise LongreadError(
-            "no readable book among the sources: "
-            + ("; ".join(reason for _, reason in report.skipped_books) or "none given")
-        )
+        reasons = [reason for _, reason in [*report.excluded_books, *report.skipped_books]]
+        raise LongreadError("no readable book among the sources: " + ("; ".join(reasons) or "none given"))
     seen: set[str] = set()
     for book in [*books, *decoys]:
         if book.id in seen:
@@ -332,9 +336,14 @@ def _write_build_files(
     )
 
 
-def _read_books(sources: Sequence[str | Path], report: NarrativeXLBuildReport) -> list[Book]:
+def _read_books(
+    sources: Sequence[str | Path], report: NarrativeXLBuildReport, options: ReadOptions
+) -> list[Book]:
     books: list[Book] = []
-    for item in iter_books(list(sources)):
+    for item in iter_books(list(sources), options=options):
+        if isinstance(item, ExcludedBook):
+            report.excluded_books.append((str(item.path or "?"), item.problem))
+            continue
         if isinstance(item, BadInputError):
             report.skipped_books.append((str(getattr(item, "path", "") or "?"), str(item)))
             continue

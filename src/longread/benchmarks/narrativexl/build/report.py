@@ -39,16 +39,21 @@ class NarrativeXLBuildReport:
     out: Path
     books: list[BookOutcome] = field(default_factory=list)
     skipped_books: list[tuple[str, str]] = field(default_factory=list)
+    excluded_books: list[tuple[str, str]] = field(default_factory=list)
+    """Books left out on purpose (``--exclude-remembered``): (source, why)."""
     generated: int = 0
     cached: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "books": [vars(book) for book in self.books],
             "skipped_books": [{"book": book, "reason": reason} for book, reason in self.skipped_books],
             # made now vs from the cache differ between a fresh and a resumed build; the file must not
             "generations": self.generated + self.cached,
         }
+        if self.excluded_books:
+            out["excluded_books"] = [{"book": book, "reason": why} for book, why in self.excluded_books]
+        return out
 
     def summary_lines(self) -> list[str]:
         lines = [f"NarrativeXL built in {self.out}: {len(self.books)} book(s)"]
@@ -71,6 +76,8 @@ class NarrativeXLBuildReport:
                 lines.append(f"    scene {failure}")
             for failure in book.failed_merges:
                 lines.append(f"    hierarchical merge failed: {failure}")
+        for name, reason in self.excluded_books:
+            lines.append(f"  left out {name}: {reason}")
         for name, reason in self.skipped_books:
             lines.append(f"  skipped {name}: {reason}")
         lines.append(

@@ -1,0 +1,104 @@
+"""A memory probe's verdicts read back from its folder, for the split report and builds that leave out
+remembered books (``books.json`` as :func:`longread.probes.memory.run.write_memory` writes it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from longread.errors import BadInputError
+
+BOOKS_FILE = "books.json"
+
+
+@dataclass(frozen=True)
+class MemoryVerdicts:
+    """Per book id: its scores and verdict, and the model that was probed."""
+
+    path: Path
+    model: dict[str, Any]
+    rule: str
+    books: dict[str, dict[str, Any]]
+    """book id → ``{title, scores, remembered, notes}``."""
+
+    @property
+    def model_name(self) -> str:
+        return model_name(self.model)
+
+    def verdict(self, book_id: str) -> bool | None:
+        """True/False as probed; None when the book was not probed or no score the rule names was
+        measured."""
+        entry = self.books.get(book_id)
+        return None if entry is None else entry.get("remembered")
+
+    def remembered(self) -> dict[str, str]:
+        """book id → why it is called remembered (the rule's scores that hold)."""
+        return {
+            book_id: f"remembered by {self.model_name} ({self.why(book_id)}; rule {self.rule})"
+            for book_id, entry in self.books.items()
+            if entry.get("remembered")
+        }
+
+    def why(self, book_id: str) -> str:
+        """The book's scores the rule names, e.g. ``cloze 0.42, extraction_exact 0.00``."""
+        scores = self.books.get(book_id, {}).get("scores", {})
+        names = [part.split(">=")[0].strip() for part in self.rule.split(",")]
+        shown = [
+            f"{name} {scores[name]['value']:.2f}"
+            for name in names
+            if isinstance(scores.get(name), Mapping) and scores[name].get("value") is not None
+        ]
+        return ", ".join(shown) or "no score"
+
+
+def load_verdicts(probe_dir: Path) -> MemoryVerdicts:
+    """The verdicts in ``probe_dir/books.json``; a clear error when the folder is not a memory probe's."""
+    path = Path(probe_dir) / BOOKS_FILE
+    hint = "give the --out folder of `longread probe memory`"
+    if not path.is_file():
+        raise BadInputError(path, "no books.json here: not a memory probe's folder", hint)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInputError(path, f"not JSON ({exc})", hint) from None
+    if not isinstance(data, Mapping) or not isinstance(data.get("books"), list):
+        raise BadInputError(path, "has no list 'books'", hint)
+    books: dict[str, dict[str, Any]] = {}
+    for number, entry in enumerate(data["books"], start=1):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("book"), str):
+            raise BadInputError(path, f"books[{number}] has no 'book' id", hint)
+        books[entry["book"]] = dict(entry)
+    model = data.get("model")
+    if not isinstance(model, Mapping):
+        raise BadInputError(path, "has no 'model' (which model was probed?)", hint)
+    return MemoryVerdicts(path=path, model=dict(model), rule=str(data.get("rule", "?")), books=books)
+
+
+def model_name(model: Mapping[str, Any]) -> str:
+    """How a report names a model: its spec, else its name, else its weights."""
+    for key in ("spec", "name", "model", "weights", "id"):
+        if model.get(key):
+            return str(model[key])
+    return "an unnamed model"
+
+
+def same_model(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two model descriptions (a run's config, a probe's) name the same weights?
+
+    Both with a weights fingerprint: equal fingerprints. Otherwise any shared name of the weights (the
+    spec, the weights folder, a served model's path or name)."""
+    if a.get("weights_fingerprint") and b.get("weights_fingerprint"):
+        return bool(a["weights_fingerprint"] == b["weights_fingerprint"])
+    return bool(_names(a) & _names(b))
+
+
+def _names(model: Mapping[str, Any]) -> set[str]:
+    names = set()
+    for key in ("spec", "name", "weights", "model", "id"):
+        value = model.get(key)
+        if value:
+            names.add(str(value).rstrip("/"))
+    return names

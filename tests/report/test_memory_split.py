@@ -1,0 +1,164 @@
+"""`report RUN… --memory PROBE_DIR`: scores split by whether the model remembers the book, checked by hand.
+
+The probe folder is written here with the run's own model description (the format `probe memory` writes;
+the probes themselves are tested in tests/probes/test_memory.py); the outcomes of the run are set per
+book so that the split and its book-level bootstrap can be computed independently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.cli.app import app
+from longread.evaluation import RunOptions, run_task
+from longread.probes.memory.verdicts import load_verdicts
+from longread.report import build_report
+from longread.report.html import build_html_report
+from longread.report.memory_split import MemorySplitError
+from tests.fake_backends import ScriptedLM
+from tests.helpers import synthetic_book
+
+TASK = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))
+BOOKS = ("a", "b", "c", "d", "e")
+REMEMBERED, FORGOTTEN, UNPROBED = ("a", "b"), ("c", "d"), ("e",)
+# Per book, the outcome of its instances in order (cycled when a book has more).
+OUTCOMES = {"a": [True], "b": [True, False], "c": [False], "d": [True, False, False], "e": [True]}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("split")
+    instances = []
+    for book in BOOKS:
+        instances += build_book(
+            synthetic_book(9, book_id=book), BuildOptions(prefix_tokens=300, suffix_tokens=24)
+        ).instances
+    write_instances(instances, folder / "data.jsonl")
+    run_dir = folder / "run"
+    run_task(TASK, folder / "data.jsonl", ScriptedLM(), run_dir, RunOptions(show_progress=False))
+    rows = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
+    seen: dict[str, int] = {}
+    for row in rows:
+        index = seen.get(row["book_id"], 0)
+        seen[row["book_id"]] = index + 1
+        row["correct"] = OUTCOMES[row["book_id"]][index % len(OUTCOMES[row["book_id"]])]
+    (run_dir / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return run_dir
+
+
+def _probe_folder(folder: Path, model: dict[str, Any], remembered: dict[str, bool]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    books = [
+        {
+            "book": book,
+            "title": f"Book {book}",
+            "scores": {"cloze": {"value": 0.6 if verdict else 0.0, "ci_low": 0.0, "ci_high": 1.0, "n": 5}},
+            "remembered": verdict,
+            "notes": [],
+            "seconds": 1.0,
+        }
+        for book, verdict in remembered.items()
+    ]
+    text = json.dumps({"model": model, "rule": "cloze>=0.3", "books": books})
+    (folder / "books.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _run_model(run: Path) -> dict[str, Any]:
+    model: dict[str, Any] = json.loads((run / "config.json").read_text())["config"]["model"]
+    return model
+
+
+def _by_book(run: Path) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for line in (run / "samples.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        out.setdefault(row["book_id"], []).append(float(row["correct"]))
+    return out
+
+
+def test_the_split_and_its_book_level_bootstrap_match_a_hand_computation(run: Path, tmp_path: Path) -> None:
+    verdicts = {**dict.fromkeys(REMEMBERED, True), **dict.fromkeys(FORGOTTEN, False)}
+    probes = _probe_folder(tmp_path / "probes", _run_model(run), verdicts)
+    files = build_report([run], tmp_path / "report", memory=load_verdicts(probes))
+    (split,) = files.memory  # one x value: no pooled row repeating it
+    by_book = _by_book(run)
+    assert sorted(by_book) == list(BOOKS)
+
+    def mean(books: tuple[str, ...]) -> float:
+        values = [v for book in books for v in by_book[book]]
+        return sum(values) / len(values)
+
+    remembered, forgotten, unprobed = (split.side(g) for g in ("remembered", "not remembered", "not probed"))
+    assert (remembered.books, forgotten.books, unprobed.books) == (2, 2, 1)
+    assert remembered.instances == sum(len(by_book[b]) for b in REMEMBERED)
+    assert remembered.value == pytest.approx(mean(REMEMBERED))
+    assert forgotten.value == pytest.approx(mean(FORGOTTEN))
+    assert unprobed.value == pytest.approx(mean(UNPROBED)) and unprobed.ci_low is None  # one book
+    assert split.difference == pytest.approx(mean(REMEMBERED) - mean(FORGOTTEN))
+    # Book-level bootstrap by hand: each side's books drawn with replacement, all their instances.
+    rng = np.random.default_rng(0)
+    sides = [[by_book[b] for b in REMEMBERED], [by_book[b] for b in FORGOTTEN]]
+    differences = []
+    for _ in range(2000):
+        means = []
+        for books in sides:
+            picks = rng.integers(0, len(books), size=len(books))
+            values = [v for pick in picks for v in books[pick]]
+            means.append(sum(values) / len(values))
+        differences.append(means[0] - means[1])
+    low, high = np.percentile(differences, [2.5, 97.5])
+    assert (split.ci_low, split.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert split.ci_low <= split.difference <= split.ci_high and split.ci_low < split.ci_high
+
+    markdown = files.markdown.read_text()
+    assert "Split by memory:" in markdown and "remembered: a: cloze 0.60; b: cloze 0.60" in markdown
+    stored = json.loads(files.json_file.read_text())["memory"] if files.json_file else None
+    assert stored is not None and stored["remembered"] == ["a", "b"]
+    assert stored["splits"][0]["difference"] == pytest.approx(split.difference)
+
+
+def test_probes_of_another_model_are_refused_naming_both(run: Path, tmp_path: Path) -> None:
+    other = {**_run_model(run), "name": "gemma3", "spec": "gemma3"}
+    probes = _probe_folder(tmp_path / "probes", other, {"a": True})
+    result = CliRunner().invoke(
+        app, ["report", str(run), "--out", str(tmp_path / "r"), "--memory", str(probes)]
+    )
+    assert result.exit_code != 0
+    assert "the probes are of gemma3" in result.output and "scripted-lm" in result.output
+    with pytest.raises(MemorySplitError, match="probes are of gemma3"):
+        build_report([run], tmp_path / "r2", memory=load_verdicts(probes))
+
+
+def test_a_folder_that_is_not_a_probe_says_what_to_give(run: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["report", str(run), "--out", str(tmp_path / "r"), "--memory", str(tmp_path)]
+    )
+    assert result.exit_code != 0 and "not a memory probe's folder" in result.output
+    (tmp_path / "books.json").write_text("{not json")
+    result = CliRunner().invoke(
+        app, ["report", str(run), "--out", str(tmp_path / "r"), "--memory", str(tmp_path)]
+    )
+    assert result.exit_code != 0 and "books.json: not JSON" in result.output
+
+
+def test_the_html_report_shows_each_books_memory_beside_its_samples(run: Path, tmp_path: Path) -> None:
+    probes = _probe_folder(tmp_path / "probes", _run_model(run), {"a": True, "c": False})
+    page = build_html_report([run], tmp_path / "html", memory=load_verdicts(probes)).read_text()
+    assert "<h2>Split by memory</h2>" in page and "<th>book remembered?</th>" in page
+    island = json.loads(
+        page.split('<script type="application/json" id="report-data">')[1].split("</script>")[0]
+    )
+    books = island["memory"]["books"]
+    assert books["a"]["remembered"] is True and books["c"]["remembered"] is False
+    assert books["a"]["text"].startswith("remembered: yes (rule cloze>=0.3) — name cloze 0.6 [0, 1] (n=5)")
+    assert {row["book_id"] for row in island["runs"][0]["rows"]} == set(BOOKS)
