@@ -440,3 +440,44 @@ def test_muld_vlsp_summaries_through_vllm_equal_local_greedy(
         (a["prediction"], b["prediction"]) for a, b in zip(rows["local"], rows["served"], strict=True)
     ]
     assert all(row["prediction"].strip() for row in rows["served"])
+
+
+def test_memory_probes_through_vllm_equal_the_local_model(
+    served: ServedBackend, vllm: VLLMServer, tmp_path: Path
+) -> None:
+    """`longread probe memory` with a served model: cloze (generation), extraction (greedy token ids
+    the server returns) and min-k (prompt log-probs) — the local model's items, to the tolerance."""
+    from longread.probes.memory import MemoryProbeSettings, probe_memory
+    from tests.tolerances import summed_logprob_tolerance
+
+    book = gutenberg_book(84)
+    out = tmp_path / "probe"
+    command = [
+        sys.executable, "-m", "longread.cli", "probe", "memory", str(book), "--model",
+        vllm.spec("concurrency=2"), "--out", str(out), "--passages", "6", "--quiet",
+    ]  # fmt: skip
+    env = os.environ | {"OPENAI_API_KEY": API_KEY}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    remote = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    stored = json.loads((out / "books.json").read_text())
+    assert stored["model"]["backend"] == "openai" and stored["books"][0]["notes"] == []
+    local, _ = probe_memory(local_backend("smollm2"), [read_book(book)], MemoryProbeSettings(passages=6))
+    by_probe = {
+        probe: ([i for i in local if i["probe"] == probe], [i for i in remote if i["probe"] == probe])
+        for probe in ("cloze", "extraction", "min_k")
+    }
+    mine, theirs = by_probe["cloze"]
+    assert mine and [i["prediction"] for i in mine] == [i["prediction"] for i in theirs]
+    mine, theirs = by_probe["extraction"]
+    assert len(mine) > 6, "seeded places and every chapter break"
+    assert [i["prompt_ids"] for i in mine] == [i["prompt_ids"] for i in theirs]
+    assert [i["output_ids"] for i in mine] == [i["output_ids"] for i in theirs]
+    assert all(len(i["output_ids"]) == 50 for i in theirs)
+    mine, theirs = by_probe["min_k"]
+    assert len(mine) == len(theirs) == 6
+    for a, b in zip(mine, theirs, strict=True):
+        assert a["tokens"] == b["tokens"]
+        k = max(1, -(-a["tokens"] * 20 // 100))
+        assert abs(a["score"] - b["score"]) <= summed_logprob_tolerance(k) / k, (a, b)
+    MEASURED["memory_probe_served_places"] = len(by_probe["extraction"][1])

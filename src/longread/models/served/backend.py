@@ -31,7 +31,12 @@ from longread.models.requests import (
     RollingResult,
 )
 from longread.models.served.client import ServedClient
-from longread.models.served.protocol import generation_payload, parse_generation
+from longread.models.served.protocol import (
+    generation_payload,
+    greedy_ids_payload,
+    parse_generation,
+    parse_token_ids,
+)
 from longread.models.served.scoring import PromptScorer
 from longread.models.served.self_check import SelfCheck
 from longread.models.served.spec import ServedConfig
@@ -176,6 +181,14 @@ class ServedBackend:
                 f"{self.check.summary()}"
             )
 
+    def token_logprobs(
+        self, prompts: Sequence[Sequence[int]], progress: Progress | None = None
+    ) -> list[list[float]]:
+        """The log-prob of every token after the first of each prompt (token ids, sent as given)."""
+        self._require_scoring()
+        jobs = [lambda p=prompt: list(self.scorer.token_logprobs([p])[0]) for prompt in prompts]
+        return self._run_all(jobs, len, progress)
+
     # ------------------------------------------------------------ generation
 
     def _prepare(self, request: GenerateRequest) -> tuple[Any, FittedPrompt | None]:
@@ -232,6 +245,19 @@ class ServedBackend:
         """Greedy unless a request sets a temperature (then the server samples with the request's seed)."""
         jobs = [lambda r=request: self._generate_one(r) for request in requests]
         return self._run_all(jobs, lambda r: r.n_prompt_tokens + r.n_generated_tokens, progress)
+
+    def greedy_ids(
+        self, prompts: Sequence[Sequence[int]], max_tokens: int, progress: Progress | None = None
+    ) -> list[list[int]]:
+        """Exactly ``max_tokens`` greedy token ids after each prompt of token ids (sent as given: no start
+        token added), as the server generated them — what memorisation by extraction compares."""
+        jobs = [
+            lambda p=prompt: self.client.post(
+                "/completions", greedy_ids_payload(self.name, p, max_tokens), parse_token_ids
+            )
+            for prompt in prompts
+        ]
+        return self._run_all(jobs, len, progress)
 
     # ------------------------------------------------------------ facts
 

@@ -203,3 +203,35 @@ def parse_generation(body: Any, *, chat: bool, stop: Sequence[str]) -> Generated
         raise MalformedResponse(f"finish_reason {reason!r} is neither stop nor length")
     generated = completion_tokens - (1 if stopped_by == STOPPED_BY_EOS and completion_tokens > 0 else 0)
     return Generated(text, prompt_tokens, generated, stopped_by)
+
+
+def greedy_ids_payload(model: str, prompt: Sequence[int], max_tokens: int) -> dict[str, Any]:
+    """A ``/v1/completions`` request for exactly ``max_tokens`` greedy tokens after ``prompt`` (ids),
+    asking for the generated token ids (vLLM: ``return_token_ids``, else the logprobs block as ids)."""
+    return {
+        "model": model,
+        "prompt": list(prompt),
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "seed": 0,
+        "ignore_eos": True,
+        "return_token_ids": True,
+        "logprobs": 0,
+        "return_tokens_as_token_ids": True,
+    }
+
+
+def parse_token_ids(body: Any) -> list[int]:
+    """The generated token ids of a completion (``token_ids``, or ``token_id:N`` logprob tokens)."""
+    (choice,) = choices_in_order(body, 1)
+    ids = choice.get("token_ids")
+    if isinstance(ids, list) and all(isinstance(i, int) for i in ids):
+        return [int(i) for i in ids]
+    logprobs = choice.get("logprobs")
+    tokens = logprobs.get("tokens") if isinstance(logprobs, dict) else None
+    if isinstance(tokens, list) and all(isinstance(t, str) and t.startswith("token_id:") for t in tokens):
+        return [int(t.split(":", 1)[1]) for t in tokens]
+    raise MalformedResponse(
+        "the completion carries no generated token ids (neither token_ids nor token_id:N logprob tokens): "
+        "the server does not say which tokens it generated (vLLM does)"
+    )

@@ -66,17 +66,31 @@ class PromptScorer:
         return self._score_texts(prompts, starts)
 
     def _score_ids(self, prompts: Sequence[Sequence[int]], starts: Sequence[int]) -> list[SpanScore]:
+        return [
+            _span(scores, start - 1, len(prompt) - 1)
+            for scores, prompt, start in zip(self._read_ids(prompts), prompts, starts, strict=True)
+        ]
+
+    def _read_ids(self, prompts: Sequence[Sequence[int]]) -> list[PromptScores]:
+        """Every position's log-prob and greedy flag of each prompt (token ids), in one request."""
         payload = echo_payload(self.model, prompts, self.settings.max_tokens)
 
         def parse(body: Any) -> list[PromptScores]:
             choices = choices_in_order(body, len(prompts))
             return [prompt_scores(c, list(p), len(p)) for c, p in zip(choices, prompts, strict=True)]
 
-        answers = self.client.post("/completions", payload, parse)
-        return [
-            _span(scores, start - 1, len(prompt) - 1)
-            for scores, prompt, start in zip(answers, prompts, starts, strict=True)
-        ]
+        answers: list[PromptScores] = self.client.post("/completions", payload, parse)
+        return answers
+
+    def token_logprobs(self, prompts: Sequence[Sequence[int]]) -> list[tuple[float, ...]]:
+        """The log-prob of every token after the first of each prompt (token ids), in one request."""
+        if self.settings.prompt_form != "ids":
+            raise BadRequestError(
+                "per-token log-probs are read only from a server that takes token ids as the prompt; this "
+                "one was found to take text"
+            )
+        answers = self._read_ids(prompts)
+        return [scores.logprobs[: len(p) - 1] for scores, p in zip(answers, prompts, strict=True)]
 
     def _score_texts(self, prompts: Sequence[Sequence[int]], starts: Sequence[int]) -> list[SpanScore]:
         """Text prompts (a server that refuses ids): the scored tokens are those the server echoes at or

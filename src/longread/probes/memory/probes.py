@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,15 +35,43 @@ class ProbeUnavailable(Exception):
     """A probe this backend cannot run; the message says why (the other probes still run)."""
 
 
-def local_model(backend: Any, probe: str) -> tuple[Any, Any]:
-    """The backend's model and encoder, or :class:`ProbeUnavailable` naming what the probe needs."""
+@dataclass(frozen=True)
+class TokenAccess:
+    """What extraction and min-k need of a backend: its tokenizer, greedy continuation of token ids and,
+    where it can, the log-prob of every token of a sequence. A local model (HF, GGUF through its HF
+    loader) gives both; a served model gives greedy ids when the server returns them (vLLM) and
+    log-probs when its self-check passed."""
+
+    encoder: Any
+    """``encode_plain(text)``, ``start_token_id``."""
+    greedy: Callable[[list[list[int]], int], list[list[int]]]
+    logprobs: Callable[[list[list[int]]], list[list[float]]] | None
+    why_no_logprobs: str = ""
+
+
+def token_access(backend: Any, probe: str) -> TokenAccess:
+    """The backend's :class:`TokenAccess`, or :class:`ProbeUnavailable` naming what ``probe`` needs."""
     model, encoder = getattr(backend, "model", None), getattr(backend, "encoder", None)
-    if model is None or encoder is None:
-        raise ProbeUnavailable(
-            f"{probe} reads the model's own tokens and log-probs: it needs a local model (smollm2, gemma3, "
-            f"hf:FOLDER, gguf:FILE); {getattr(backend, 'name', type(backend).__name__)} is not one"
+    if model is not None and encoder is not None:
+        return TokenAccess(
+            encoder,
+            lambda prompts, steps: _greedy_batches(model, prompts, steps),
+            lambda prompts: [_local_logprobs(model, prompt) for prompt in prompts],
         )
-    return model, encoder
+    greedy, tokenizer = getattr(backend, "greedy_ids", None), getattr(backend, "tokenizer", None)
+    if callable(greedy) and tokenizer is not None:
+        check = getattr(backend, "check", None)
+        passed = bool(getattr(check, "passed", False))
+        why = (
+            ""
+            if passed
+            else f"the server's log-prob self-check did not pass ({check.summary() if check else '?'})"
+        )
+        return TokenAccess(tokenizer, greedy, backend.token_logprobs if passed else None, why)
+    raise ProbeUnavailable(
+        f"{probe} reads the model's own tokens: it needs a local model (smollm2, gemma3, hf:FOLDER) or a "
+        f"served one (openai:URL#MODEL); {getattr(backend, 'name', type(backend).__name__)} is neither"
+    )
 
 
 def normalise_name(text: str) -> str:
@@ -95,15 +123,13 @@ def extraction(
     batch: int = 8,
 ) -> list[dict[str, Any]]:
     """One line per place: prompt, truth and output ids, exact match, the common prefix in tokens."""
-    import torch
-
-    model, encoder = local_model(backend, "extraction")
-    head = [] if encoder.start_token_id is None else [encoder.start_token_id]
+    access = token_access(backend, "extraction")
+    head = [] if access.encoder.start_token_id is None else [access.encoder.start_token_id]
     lines = []
     for first in range(0, len(places), batch):
         chosen = places[first : first + batch]
         prompts = [list(ids[p.position - prompt_tokens : p.position]) for p in chosen]
-        outputs = _greedy(model, [head + prompt for prompt in prompts], new_tokens, torch)
+        outputs = access.greedy([head + prompt for prompt in prompts], new_tokens)
         for place, prompt, output in zip(chosen, prompts, outputs, strict=True):
             truth = list(ids[place.position : place.position + new_tokens])
             common = next(
@@ -126,8 +152,10 @@ def extraction(
     return lines
 
 
-def _greedy(model: Any, prompts: list[list[int]], steps: int, torch: Any) -> list[list[int]]:
+def _greedy_batches(model: Any, prompts: list[list[int]], steps: int) -> list[list[int]]:
     """``steps`` greedy tokens after each prompt (all of one length: no padding), with the KV cache."""
+    import torch
+
     with torch.inference_mode():
         tokens = torch.tensor(prompts)
         out = model(input_ids=tokens, use_cache=True)
@@ -140,20 +168,18 @@ def _greedy(model: Any, prompts: list[list[int]], steps: int, torch: Any) -> lis
         return [[int(t) for t in row] for row in torch.stack(generated, dim=1)]
 
 
-def min_k(backend: Any, items: Sequence[Passage], percent: float) -> list[dict[str, Any]]:
+def min_k(backend: Any, items: Sequence[Passage], percent: float, batch: int = 8) -> list[dict[str, Any]]:
     """One line per passage: the mean log-prob of its ``percent``% least likely tokens (nats)."""
-    import torch
-
-    model, encoder = local_model(backend, "min-k")
-    start = encoder.start_token_id
+    access = token_access(backend, "min-k")
+    if access.logprobs is None:
+        raise ProbeUnavailable(f"min-k needs the log-prob of every token: {access.why_no_logprobs}")
+    start = access.encoder.start_token_id
     lines = []
-    with torch.inference_mode():
-        for item in items:
-            ids = encoder.encode_plain(item.text)
-            read = ([start] if start is not None else []) + ids
-            logits = model(input_ids=torch.tensor([read])).logits[0].float()
-            logprobs = torch.log_softmax(logits[:-1], dim=-1).gather(-1, torch.tensor(read[1:]).unsqueeze(-1))
-            values = sorted(float(v) for v in logprobs.squeeze(-1))
+    for first in range(0, len(items), batch):
+        chosen = items[first : first + batch]
+        reads = [([start] if start is not None else []) + access.encoder.encode_plain(i.text) for i in chosen]
+        for item, logprobs in zip(chosen, access.logprobs(reads), strict=True):
+            values = sorted(float(v) for v in logprobs)
             k = max(1, math.ceil(len(values) * percent / 100))
             lines.append(
                 {
@@ -167,3 +193,13 @@ def min_k(backend: Any, items: Sequence[Passage], percent: float) -> list[dict[s
                 }
             )
     return lines
+
+
+def _local_logprobs(model: Any, read: list[int]) -> list[float]:
+    """The log-prob of every token of ``read`` after the first, one forward pass."""
+    import torch
+
+    with torch.inference_mode():
+        logits = model(input_ids=torch.tensor([read])).logits[0].float()
+        logprobs = torch.log_softmax(logits[:-1], dim=-1).gather(-1, torch.tensor(read[1:]).unsqueeze(-1))
+    return [float(v) for v in logprobs.squeeze(-1)]

@@ -29,7 +29,7 @@ from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
-from longread.probes.memory.probes import Place, ProbeUnavailable, cloze, extraction, local_model, min_k
+from longread.probes.memory.probes import Place, ProbeUnavailable, cloze, extraction, min_k, token_access
 from longread.probes.tokens import ProbeSettingsError
 
 PROBES = ("cloze", "extraction", "min-k")
@@ -138,7 +138,9 @@ def _run_probe(
             )
         return cloze(backend, chosen)
     if probe == "min-k":
-        local_model(backend, "min-k")
+        access = token_access(backend, "min-k")
+        if access.logprobs is None:
+            raise ProbeUnavailable(f"min-k needs the log-prob of every token: {access.why_no_logprobs}")
         chosen_passages = passages(
             book, settings.passages, settings.seed, min_words=settings.min_words, max_words=settings.max_words
         )
@@ -147,8 +149,7 @@ def _run_probe(
                 f"min-k: {len(chosen_passages)} of {settings.passages} passages (the book is short)"
             )
         return min_k(backend, chosen_passages, settings.min_k_percent)
-    _, encoder = local_model(backend, "extraction")
-    return _extraction(backend, encoder, book, settings, summary)
+    return _extraction(backend, token_access(backend, "extraction").encoder, book, settings, summary)
 
 
 def _extraction(
