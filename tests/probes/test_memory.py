@@ -175,3 +175,56 @@ def test_the_command_refuses_a_bad_rule_before_any_work(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
     message = " ".join(done.stderr.replace("│", " ").split())
     assert done.returncode != 0 and "'cloze>0.3' is not SCORE>=VALUE" in message and not out.exists()
+
+
+def test_pieces_join_where_they_overlap_and_agree_and_stay_apart_otherwise() -> None:
+    from longread.benchmarks.chapterbreak.excerpts import merged_pieces
+
+    text = "abcdefghijklmnopqrstuvwxyz"
+    spans = [(0, text[0:10]), (5, text[5:15]), (15, text[15:18]), (20, text[20:26]), (22, "XXXX")]
+    assert merged_pieces(spans) == [text[0:18], text[20:26], "XXXX"]
+    assert merged_pieces([(3, text[3:9]), (0, text[0:12]), (3, text[3:9])]) == [text[0:12]]
+
+
+def test_built_chapterbreak_data_is_probed_on_its_prefixes_and_at_its_breaks(
+    models: tuple[HFBackend, HFBackend], tmp_path: Path
+) -> None:
+    """`probe memory --data FILE`: the file's books, its prefixes as the text, extraction at each break
+    it asks about (once however many variants ask it): the prefix's last N tokens, the gold's first M."""
+    from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+    from longread.benchmarks.chapterbreak.excerpts import chapterbreak_excerpts
+    from longread.benchmarks.chapterbreak.io import write_instances
+
+    instances = build_book(read_book(BOOKS / "pg84.txt.gz"), BuildOptions(prefix_tokens=96, suffix_tokens=24))
+    instances = instances.instances[:6]
+    data = tmp_path / "cb.jsonl"
+    write_instances([*instances, *instances], data)  # a second variant of every boundary
+    (excerpts,) = chapterbreak_excerpts(data)
+    assert excerpts.book.id == "84" and len(excerpts.breaks) == len(instances) == 6
+    pieces = [chapter.text for chapter in excerpts.book.chapters]
+    assert all(any(i.prefix in piece for piece in pieces) for i in instances)
+    assert sum(len(piece) for piece in pieces) <= sum(len(i.prefix) for i in instances)
+
+    model = models[1]
+    settings = MemoryProbeSettings(passages=3, probes=("extraction",), prompt_tokens=40, new_tokens=12)
+    items, (summary,) = probe_memory(model, [excerpts], settings)
+    assert summary.notes == [], summary.notes  # every break has 40 tokens before and 12 after
+    at_breaks = [item for item in items if item["place"] == "benchmark break"]
+    encode = model.encoder.encode_plain
+    asked = [i for i in instances if len(encode(i.prefix)) >= 40 and len(encode(i.gold)) >= 12]
+    assert len(at_breaks) == len(asked) == 6
+    for item, instance in zip(at_breaks, asked, strict=True):
+        assert item["prompt_ids"] == encode(instance.prefix)[-40:]
+        assert item["truth_ids"] == encode(instance.gold)[:12]
+    assert {item["book"] for item in items} == {"84"}
+    _, (long_prompts,) = probe_memory(model, [excerpts], MemoryProbeSettings(
+        passages=1, probes=("extraction",), prompt_tokens=5000, new_tokens=12))  # fmt: skip
+    assert any("6 benchmark break(s) with fewer than 5000 tokens before" in n for n in long_prompts.notes)
+
+
+def test_places_in_built_data_lie_inside_one_excerpt() -> None:
+    ends = [100, 130, 300]  # three excerpts; a place needs 10 tokens of its own excerpt before and after
+    places = seeded_places(300, 10, 10, 40, 0, "b", ends)
+    assert len(places) == 40 and places == sorted(places)
+    assert all(10 <= p <= 90 or 110 <= p <= 120 or 140 <= p <= 290 for p in places)
+    assert seeded_places(300, 10, 10, 40, 0, "b") == seeded_places(300, 10, 10, 40, 0, "b", [300])

@@ -8,7 +8,7 @@ command; those several commands share come from ``cli/options.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -300,6 +300,11 @@ def build_narrativexl_command(
             )
         except LongreadError as exc:
             raise fail(exc) from None
+    echo_build(report, backend)
+
+
+def echo_build(report: Any, backend: Any) -> None:
+    """The build report's lines, then what happened to the summariser on the way."""
     for line in report.summary_lines():
         typer.echo(line)
     for incident in getattr(backend, "take_incidents", list)():

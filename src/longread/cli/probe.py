@@ -2,19 +2,23 @@
 
 ``probe tokens``: every token of each book scored with a long context and a short one; which tokens
 need the long context (LongPPL's key tokens), loss by context length and by category
-(:mod:`longread.probes.tokens`).
+(:mod:`longread.probes.tokens`). ``probe memory``: how much of each book the model remembers — name
+cloze, extraction and min-k% (:mod:`longread.probes.memory`), on books or on built data (``--data``).
 """
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from longread.cli.options import DeviceOption, DtypeOption, ModelOption, QuietOption, ThreadsOption, fail
-from longread.errors import LongreadError
+from longread.errors import BadInputError, LongreadError
+
+if TYPE_CHECKING:
+    from longread.documents.excerpts import BookExcerpts
 
 probe_app = typer.Typer(
     help="Probes of a model on raw books: which tokens need the long context; what it remembers."
@@ -96,15 +100,29 @@ def _count(bar: Any, tokens: int) -> None:
     bar.update(items=tokens)
 
 
+MemoryOutOption = Annotated[
+    Path, typer.Option("--out", help="Folder for items.jsonl, books.json, summary.md, memory.png.")
+]
+MemoryBooksArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Books: files (a shell glob works); or give --data.", show_default=False),
+]
+MemoryDataOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--data",
+        help="Built data instead of books: a ChapterBreak JSONL (its prefixes; extraction at its breaks) "
+        "or a NarrativeXL build folder (its scenes as read).",
+    ),
+]
+
+
 @probe_app.command("memory")
 def probe_memory_command(
-    books: Annotated[
-        list[Path], typer.Argument(help="Books: files (a shell glob works).", show_default=False)
-    ],
     model: ModelOption,
-    out: Annotated[
-        Path, typer.Option("--out", help="Folder for items.jsonl, books.json, summary.md, memory.png.")
-    ],
+    out: MemoryOutOption,
+    books: MemoryBooksArgument = None,
+    data: MemoryDataOption = None,
     seed: Annotated[int, typer.Option(help="Seeds the passages and the places.")] = 0,
     passages: Annotated[int, typer.Option(help="Passages (cloze, min-k) and places (extraction).")] = 100,
     probes: Annotated[
@@ -138,7 +156,9 @@ def probe_memory_command(
             min_k_percent=min_k_percent,
             rule=remembered,
         )
-        read = [read_book(path) for path in books]
+        if bool(books) == (data is not None):
+            raise typer.BadParameter("give books or --data, not both and not neither", param_hint="BOOKS")
+        read = data_excerpts(data) if data is not None else [read_book(path) for path in books or []]
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
         steps = len(read) * len(settings.probes)
         with Progress(
@@ -152,3 +172,20 @@ def probe_memory_command(
     for summary in summaries:
         typer.echo(f"{summary.book}: {summary.seconds:.1f} s")
     typer.echo(f"wrote {out / 'items.jsonl'}, {out / 'books.json'}, {markdown}, {out / 'memory.png'}")
+
+
+def data_excerpts(path: Path) -> list[BookExcerpts]:
+    """``--data``: the books of a built ChapterBreak file or NarrativeXL folder, as the data shows them."""
+    from longread.benchmarks.chapterbreak.excerpts import chapterbreak_excerpts
+    from longread.benchmarks.narrativexl.excerpts import narrativexl_excerpts
+
+    if path.is_dir() and (path / "readalong").is_dir():
+        return narrativexl_excerpts(path)
+    if path.is_file():
+        return chapterbreak_excerpts(path)
+    raise BadInputError(
+        path,
+        "not built data the probe reads",
+        "give a ChapterBreak JSONL (longread build chapterbreak) or a NarrativeXL build folder (with "
+        "readalong/); for other data give the books themselves",
+    )

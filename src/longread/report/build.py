@@ -11,7 +11,7 @@ from typing import Any
 from longread.files import atomic_write_text
 from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.grouped import grouped_table, plot_grouped_curves
-from longread.report.load import load_runs
+from longread.report.load import RunReport, load_runs
 from longread.report.memory_split import MemorySplit, memory_splits, split_table
 from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
@@ -100,7 +100,30 @@ def build_report(
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
-    summary: dict[str, Any] = {
+    summary = _summary(runs, group_by, paired, memory, splits)
+    json_file = out_dir / REPORT_JSON_FILE
+    atomic_write_text(json_file, json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return ReportFiles(
+        markdown=report,
+        plot=plot,
+        table=table,
+        grouped_plot=grouped_plot,
+        every_metric_plot=every_metric,
+        json_file=json_file,
+        paired=tuple(paired),
+        memory=tuple(splits),
+    )
+
+
+def _summary(
+    runs: Sequence[RunReport],
+    group_by: Sequence[str],
+    paired: Sequence[PairedDifference],
+    memory: MemoryVerdicts | None,
+    splits: Sequence[MemorySplit],
+) -> dict[str, Any]:
+    """What ``report.json`` holds: the runs, ``--group-by``, the paired differences, the memory split."""
+    return {
         "runs": [{"label": run.label, "path": str(run.path), "task": run.task} for run in runs],
         "group_by": list(group_by),
         "paired": [difference.as_dict() for difference in paired],
@@ -114,18 +137,6 @@ def build_report(
             "splits": [split.as_dict() for split in splits],
         },
     }
-    json_file = out_dir / REPORT_JSON_FILE
-    atomic_write_text(json_file, json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    return ReportFiles(
-        markdown=report,
-        plot=plot,
-        table=table,
-        grouped_plot=grouped_plot,
-        every_metric_plot=every_metric,
-        json_file=json_file,
-        paired=tuple(paired),
-        memory=tuple(splits),
-    )
 
 
 def grouped_plot_name(fields: Sequence[str]) -> str:

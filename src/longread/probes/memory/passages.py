@@ -96,6 +96,24 @@ def sentences(text: str) -> list[tuple[int, str]]:
     return out
 
 
+Unit = tuple[int, str, int]
+"""(character offset in :func:`book_text`, sentence, piece): a passage never joins two pieces."""
+
+
+def units_of(book: Book, apart: bool = False) -> list[Unit]:
+    """The book's sentences; ``apart``: each chapter a piece of its own (the excerpts of built data, which
+    need not follow one another), else the whole text one piece."""
+    if not apart:
+        return [(start, sentence, 0) for start, sentence in sentences(book_text(book))]
+    units: list[Unit] = []
+    base = 0
+    pieces = [chapter.text.strip() for chapter in book.chapters if chapter.text.strip()]
+    for index, piece in enumerate(pieces):
+        units += [(base + start, sentence, index) for start, sentence in sentences(piece)]
+        base += len(piece) + 2  # book_text joins the pieces with a blank line
+    return units
+
+
 def _rng(seed: int, book: str, what: str) -> random.Random:
     digest = hashlib.sha256(f"{seed}\0{book}\0{what}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "little"))
@@ -108,16 +126,19 @@ def _strata(n_items: int, n_strata: int) -> list[range]:
 
 
 def _candidates(
-    units: Sequence[tuple[int, str]], stratum: range, rng: random.Random, min_words: int, max_words: int
+    units: Sequence[Unit], stratum: range, rng: random.Random, min_words: int, max_words: int
 ) -> Iterator[tuple[int, str]]:
-    """Passages starting in ``stratum``: a seeded start first, then the next ones (wrapping)."""
+    """Passages starting in ``stratum``: a seeded start first, then the next ones (wrapping); a passage's
+    sentences are of one piece."""
     if not stratum:
         return
     first = rng.randrange(len(stratum))
     for step in range(len(stratum)):
         at = stratum[(first + step) % len(stratum)]
         words, parts = 0, []
-        for _, sentence in units[at:]:
+        for _, sentence, piece in units[at:]:
+            if piece != units[at][2]:
+                break
             parts.append(sentence)
             words += len(_WORD.findall(sentence))
             if words >= min_words:
@@ -127,10 +148,11 @@ def _candidates(
 
 
 def passages(
-    book: Book, count: int, seed: int, *, min_words: int = 40, max_words: int = 100
+    book: Book, count: int, seed: int, *, min_words: int = 40, max_words: int = 100, apart: bool = False
 ) -> list[Passage]:
-    """Up to ``count`` passages of ``min_words``–``max_words`` words, one per stratum of the book."""
-    units = sentences(book_text(book))
+    """Up to ``count`` passages of ``min_words``–``max_words`` words, one per stratum of the book
+    (``apart``: none across two chapters, see :func:`units_of`)."""
+    units = units_of(book, apart)
     rng = _rng(seed, book.id, "passages")
     out = []
     for index, stratum in enumerate(_strata(len(units), count)):
@@ -152,11 +174,18 @@ def spacy_entities() -> Entities:
 
 
 def cloze_passages(
-    book: Book, count: int, seed: int, entities: Entities, *, min_words: int = 40, max_words: int = 100
+    book: Book,
+    count: int,
+    seed: int,
+    entities: Entities,
+    *,
+    min_words: int = 40,
+    max_words: int = 100,
+    apart: bool = False,
 ) -> tuple[list[ClozePassage], int]:
     """(up to ``count`` cloze passages, one per stratum; how many strata had none that qualifies)."""
     text = book_text(book)
-    units = sentences(text)
+    units = units_of(book, apart)
     ordinary = set(re.findall(r"(?<![\w'’])[a-z]+", text))
     rng = _rng(seed, book.id, "cloze")
     found: list[ClozePassage] = []

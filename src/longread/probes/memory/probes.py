@@ -110,42 +110,55 @@ class Place:
     position: int
     """Index of the first token to continue (the prompt is the N tokens before it)."""
     why: str
-    """``seeded`` or ``chapter break``."""
+    """``seeded``, ``chapter break`` or ``benchmark break`` (a break a built benchmark asks about)."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One extraction: the N tokens read, the M true tokens that follow, where and why."""
+
+    prompt: list[int]
+    truth: list[int]
+    place: Place
+
+
+def asked_at(ids: Sequence[int], places: Sequence[Place], prompt_tokens: int, new_tokens: int) -> list[Asked]:
+    """The extraction at each place of one token sequence (each place has N tokens before, M after)."""
+    return [
+        Asked(
+            list(ids[p.position - prompt_tokens : p.position]),
+            list(ids[p.position : p.position + new_tokens]),
+            p,
+        )
+        for p in places
+    ]
 
 
 def extraction(
-    backend: Any,
-    book: str,
-    ids: Sequence[int],
-    places: Sequence[Place],
-    prompt_tokens: int,
-    new_tokens: int,
-    batch: int = 8,
+    backend: Any, book: str, asked: Sequence[Asked], new_tokens: int, batch: int = 8
 ) -> list[dict[str, Any]]:
     """One line per place: prompt, truth and output ids, exact match, the common prefix in tokens."""
     access = token_access(backend, "extraction")
     head = [] if access.encoder.start_token_id is None else [access.encoder.start_token_id]
     lines = []
-    for first in range(0, len(places), batch):
-        chosen = places[first : first + batch]
-        prompts = [list(ids[p.position - prompt_tokens : p.position]) for p in chosen]
-        outputs = access.greedy([head + prompt for prompt in prompts], new_tokens)
-        for place, prompt, output in zip(chosen, prompts, outputs, strict=True):
-            truth = list(ids[place.position : place.position + new_tokens])
+    for first in range(0, len(asked), batch):
+        chosen = asked[first : first + batch]
+        outputs = access.greedy([head + item.prompt for item in chosen], new_tokens)
+        for item, output in zip(chosen, outputs, strict=True):
             common = next(
-                (i for i, (a, b) in enumerate(zip(output, truth, strict=False)) if a != b),
-                min(len(output), len(truth)),
+                (i for i, (a, b) in enumerate(zip(output, item.truth, strict=False)) if a != b),
+                min(len(output), len(item.truth)),
             )
             lines.append(
                 {
                     "book": book,
                     "probe": "extraction",
-                    "position": place.position,
-                    "place": place.why,
-                    "prompt_ids": prompt,
-                    "truth_ids": truth,
+                    "position": item.place.position,
+                    "place": item.place.why,
+                    "prompt_ids": item.prompt,
+                    "truth_ids": item.truth,
                     "output_ids": output,
-                    "exact": output == truth,
+                    "exact": output == item.truth,
                     "common_prefix": common,
                 }
             )

@@ -24,12 +24,22 @@ from typing import Any
 import numpy as np
 
 from longread.documents.book import Book
+from longread.documents.excerpts import BookExcerpts
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
-from longread.probes.memory.probes import Place, ProbeUnavailable, cloze, extraction, min_k, token_access
+from longread.probes.memory.probes import (
+    Asked,
+    Place,
+    ProbeUnavailable,
+    asked_at,
+    cloze,
+    extraction,
+    min_k,
+    token_access,
+)
 from longread.probes.tokens import ProbeSettingsError
 
 PROBES = ("cloze", "extraction", "min-k")
@@ -90,22 +100,27 @@ def parse_rule(rule: str) -> list[tuple[str, float]]:
 
 def probe_memory(
     backend: Any,
-    books: Sequence[Book],
+    books: Sequence[Book | BookExcerpts],
     settings: MemoryProbeSettings,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], list[BookMemory]]:
     """Every probe item of every book, and each book's scores and verdict; ``progress(1)`` after each probe
-    of each book."""
+    of each book.
+
+    A :class:`BookExcerpts` (``--data``) is probed on the text the benchmark holds, and extraction asks at
+    the benchmark's own breaks instead of the book's chapter breaks."""
     items: list[dict[str, Any]] = []
     summaries = []
     entities = spacy_entities() if "cloze" in settings.probes else None
-    for book in books:
+    for given in books:
         started = time.perf_counter()
+        excerpts = given if isinstance(given, BookExcerpts) else BookExcerpts(given)
+        book = excerpts.book
         summary = BookMemory(book.id, book.title)
         lines: list[dict[str, Any]] = []
         for probe in settings.probes:
             try:
-                lines += _run_probe(probe, backend, book, settings, summary, entities)
+                lines += _run_probe(probe, backend, excerpts, settings, summary, entities)
             except ProbeUnavailable as exc:
                 summary.notes.append(f"{probe} not run: {exc}")
             if progress is not None:
@@ -118,8 +133,14 @@ def probe_memory(
 
 
 def _run_probe(
-    probe: str, backend: Any, book: Book, settings: MemoryProbeSettings, summary: BookMemory, entities: Any
+    probe: str,
+    backend: Any,
+    excerpts: BookExcerpts,
+    settings: MemoryProbeSettings,
+    summary: BookMemory,
+    entities: Any,
 ) -> list[dict[str, Any]]:
+    book = excerpts.book
     if probe == "cloze":
         chosen, without = cloze_passages(
             book,
@@ -128,6 +149,7 @@ def _run_probe(
             entities,
             min_words=settings.min_words,
             max_words=settings.max_words,
+            apart=bool(excerpts.source),
         )
         if not chosen:
             summary.notes.append("cloze: no passage of the book holds exactly one person's name and no other")
@@ -142,50 +164,103 @@ def _run_probe(
         if access.logprobs is None:
             raise ProbeUnavailable(f"min-k needs the log-prob of every token: {access.why_no_logprobs}")
         chosen_passages = passages(
-            book, settings.passages, settings.seed, min_words=settings.min_words, max_words=settings.max_words
+            book,
+            settings.passages,
+            settings.seed,
+            min_words=settings.min_words,
+            max_words=settings.max_words,
+            apart=bool(excerpts.source),
         )
         if len(chosen_passages) < settings.passages:
             summary.notes.append(
                 f"min-k: {len(chosen_passages)} of {settings.passages} passages (the book is short)"
             )
         return min_k(backend, chosen_passages, settings.min_k_percent)
-    return _extraction(backend, token_access(backend, "extraction").encoder, book, settings, summary)
+    return _extraction(backend, token_access(backend, "extraction").encoder, excerpts, settings, summary)
 
 
 def _extraction(
-    backend: Any, encoder: Any, book: Book, settings: MemoryProbeSettings, summary: BookMemory
+    backend: Any, encoder: Any, excerpts: BookExcerpts, settings: MemoryProbeSettings, summary: BookMemory
 ) -> list[dict[str, Any]]:
+    book = excerpts.book
     text = book_text(book)
-    ids = encoder.encode_plain(text)
     n, m = settings.prompt_tokens, settings.new_tokens
-    places = [
-        Place(p, "seeded") for p in seeded_places(len(ids), n, m, settings.passages, settings.seed, book.id)
-    ]
+    if excerpts.source:  # pieces of a built benchmark: a place may not span the gap between two
+        ids, ends = _piece_ids(encoder, book)
+    else:
+        ids, ends = encoder.encode_plain(text), []
+    drawn = seeded_places(len(ids), n, m, settings.passages, settings.seed, book.id, ends)
+    places = [Place(p, "seeded") for p in drawn]
     if len(places) < settings.passages:
+        where = f"{len(ends)} excerpts of" if ends else "the text has"
         summary.notes.append(
-            f"extraction: {len(places)} of {settings.passages} places (the book has {len(ids)} tokens)"
+            f"extraction: {len(places)} of {settings.passages} places ({where} {len(ids)} tokens)"
         )
-    if settings.chapter_breaks:
-        breaks, too_late = chapter_places(book, encoder, text, n, m, ids)
+    asked: list[Asked] = []
+    too_near, kind = 0, "chapter"
+    if excerpts.breaks:
+        asked, kind = _benchmark_breaks(encoder, excerpts, n, m), "benchmark"
+        too_near = len(excerpts.breaks) - len(asked)
+    elif settings.chapter_breaks:
+        breaks, too_near = chapter_places(book, encoder, text, n, m, ids)
         places += breaks
-        if too_late:
-            summary.notes.append(
-                f"extraction: {too_late} chapter break(s) with fewer than {n} tokens before "
-                f"or {m} after were not asked"
-            )
-    return extraction(backend, book.id, ids, sorted(places, key=lambda p: p.position), n, m)
+    if too_near:
+        summary.notes.append(
+            f"extraction: {too_near} {kind} break(s) with fewer than {n} tokens before or {m} after "
+            "were not asked"
+        )
+    asked = asked_at(ids, sorted(places, key=lambda p: p.position), n, m) + asked
+    return extraction(backend, book.id, asked, m)
 
 
-def seeded_places(n_ids: int, before: int, after: int, count: int, seed: int, book: str) -> list[int]:
-    """Up to ``count`` positions with ``before`` tokens before and ``after`` from them, one per stratum."""
-    low, high = before, n_ids - after  # a place p needs ids[p - before : p + after]
-    if high < low:
+def _piece_ids(encoder: Any, book: Book) -> tuple[list[int], list[int]]:
+    """Every piece encoded on its own, joined; and where each piece ends in the joined ids."""
+    ids: list[int] = []
+    ends = []
+    for chapter in book.chapters:
+        if chapter.text.strip():
+            ids += encoder.encode_plain(chapter.text.strip())
+            ends.append(len(ids))
+    return ids, ends
+
+
+def _benchmark_breaks(encoder: Any, excerpts: BookExcerpts, before: int, after: int) -> list[Asked]:
+    """The extraction at each break a built benchmark asks about: the last N tokens of the text before it,
+    the first M of the text after (each encoded on its own, as the benchmark gives them to a model)."""
+    out = []
+    for index, (prefix, following) in enumerate(excerpts.breaks):
+        read, truth = encoder.encode_plain(prefix), encoder.encode_plain(following)
+        if len(read) >= before and len(truth) >= after:
+            out.append(Asked(read[-before:], truth[:after], Place(index, "benchmark break")))
+    return out
+
+
+def seeded_places(
+    n_ids: int, before: int, after: int, count: int, seed: int, book: str, ends: Sequence[int] = ()
+) -> list[int]:
+    """Up to ``count`` positions with ``before`` tokens before and ``after`` from them, one per stratum of
+    the positions that have them. ``ends``: where each piece ends (built data; default one piece), a place
+    and its tokens lying in one piece."""
+    ranges, start = [], 0
+    for end in [*ends] or [n_ids]:  # a place p needs ids[p - before : p + after] inside its piece
+        if end - after >= start + before:
+            ranges.append((start + before, end - after + 1))
+        start = end
+    span = sum(high - low for low, high in ranges)
+    if span == 0:
         return []
     rng = np.random.default_rng(int.from_bytes(f"{seed}:{book}".encode()[:8].ljust(8, b"\0"), "little"))
-    span = high - low + 1
     n = min(count, span)
-    edges = [low + round(i * span / n) for i in range(n + 1)]
-    return [int(rng.integers(edges[i], edges[i + 1])) for i in range(n)]
+    edges = [round(i * span / n) for i in range(n + 1)]
+    return [_nth_position(ranges, int(rng.integers(edges[i], edges[i + 1]))) for i in range(n)]
+
+
+def _nth_position(ranges: Sequence[tuple[int, int]], index: int) -> int:
+    for low, high in ranges:
+        if index < high - low:
+            return low + index
+        index -= high - low
+    raise IndexError(index)
 
 
 def chapter_places(

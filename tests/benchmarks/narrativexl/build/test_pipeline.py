@@ -251,3 +251,28 @@ def test_books_left_out_on_purpose_are_named_with_why_and_leave_no_file(built: P
         build_narrativexl(
             [MAIN], tmp_path / "none", tuned("smollm2"), SETTINGS, exclude=(("2852", "remembered by x"),)
         )
+
+
+def test_the_probe_reads_a_build_as_the_scenes_a_model_is_shown(built: Path, tmp_path: Path) -> None:
+    """`probe memory --data BUILD`: the scenes as read (names replaced), one piece each; a path that is
+    neither built data the probe knows is refused naming what to give."""
+    import subprocess
+    import sys
+
+    from longread.benchmarks.narrativexl.excerpts import narrativexl_excerpts
+
+    (excerpts,) = narrativexl_excerpts(built)
+    assert excerpts.book.id == "2852" and excerpts.breaks == ()
+    assert tuple(c.text for c in excerpts.book.chapters) == _reading(built).scenes
+    out = tmp_path / "probe"
+    command = [sys.executable, "-m", "longread.cli", "probe", "memory", "--data", str(built), "--model",
+               "smollm2", "--out", str(out), "--probes", "min-k", "--passages", "2", "--quiet"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert len(lines) == 2 and {line["book"] for line in lines} == {"2852"}
+    scenes = [" ".join(scene.split()) for scene in _reading(built).scenes]  # passages: single spaces
+    assert all(any(line["passage"][:40] in scene for scene in scenes) for line in lines)
+    command[command.index("--data") + 1] = str(tmp_path)
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "not built data the probe reads" in " ".join(refused.stderr.split())
