@@ -51,7 +51,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(eval_app)  # longread eval
-app.add_typer(info_app)  # longread stats | models | tasks
+app.add_typer(info_app)  # longread stats | models | tasks | books
 app.add_typer(report_app)  # longread report
 app.add_typer(ablate_app)  # longread ablate
 app.add_typer(read_app)  # longread read

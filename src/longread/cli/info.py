@@ -1,4 +1,4 @@
-"""``longread stats``, ``longread models`` and ``longread tasks``: what a built set holds, and which
+"""``longread stats``, ``models``, ``tasks`` and ``books``: what a built set holds, which
 models and tasks longread knows."""
 
 from __future__ import annotations
@@ -69,3 +69,26 @@ def tasks_command() -> None:
         for key, value in info.settings.items():
             shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else value
             typer.echo(f"  -o {key}={shown}")
+
+
+@info_app.command("books")
+def books_command(
+    paths: Annotated[bool, typer.Option("--paths", help="Print only the files' paths, one a line.")] = False,
+) -> None:
+    """The public-domain novels shipped with longread: their `bundled:` names (which every command that
+    takes books takes), titles, chapters and words, and where the files are."""
+    from longread.documents.bundled import PREFIX, bundled_books
+    from longread.documents.reader import read_book
+
+    for path in bundled_books():
+        if paths:
+            typer.echo(str(path))
+            continue
+        book = read_book(path)
+        name = f"{PREFIX}{path.name.removesuffix('.txt.gz')}"
+        typer.echo(
+            f"{name:<16} {book.title} ({book.author}): {len(book.chapters)} chapters, "
+            f"{book.word_count:,} words — {path}"
+        )
+    if not paths:
+        typer.echo(f"`{PREFIX}` names them all; e.g. longread build chapterbreak {PREFIX} --out cb.jsonl")

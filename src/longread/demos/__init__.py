@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from longread.demos.chapterbreak import (
     DEMO_MODELS,
-    bundled_books,
     run_demo,
 )
 from longread.demos.narrativexl import (
     run_narrativexl_demo,
 )
+from longread.documents.bundled import bundled_books
 
 __all__ = [
     "DEMO_MODELS",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import typer
@@ -13,6 +12,7 @@ from longread.benchmarks.chapterbreak.io import iter_instances
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.stats import compute_stats, format_stats
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
+from longread.documents.bundled import bundled_books
 from longread.evaluation.runner import RunOptions, run_task
 from longread.models.registry import load_backend
 from longread.report.build import build_report
@@ -21,12 +21,6 @@ from longread.report.html import build_html_report
 DEMO_MODELS = ("smollm2", "suffixlm")
 DEMO_PREFIX_LENGTHS = (256, 512, 1024, 2048)
 DEMO_SAMPLE = 10
-
-
-def bundled_books() -> list[Path]:
-    """The public-domain novels shipped inside the package (Project Gutenberg files as published)."""
-    folder = Path(str(resources.files("longread") / "data" / "books"))
-    return sorted(folder.glob("*.txt.gz"))
 
 
 def run_demo(

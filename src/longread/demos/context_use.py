@@ -25,7 +25,7 @@ from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterB
 from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
 from longread.benchmarks.narrativexl.summaries import SummarySettings
 from longread.benchmarks.narrativexl.summaries_task import SummariesTask
-from longread.demos.chapterbreak import bundled_books
+from longread.documents.bundled import bundled_books
 from longread.evaluation.controls import ControlSettings
 from longread.evaluation.runner import RunOptions
 from longread.models.registry import load_backend

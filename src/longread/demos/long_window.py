@@ -25,7 +25,7 @@ import typer
 from longread.benchmarks.chapterbreak.build import BuildOptions
 from longread.benchmarks.chapterbreak.pipeline import build_chapterbreak
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
-from longread.demos.chapterbreak import bundled_books
+from longread.documents.bundled import bundled_books
 from longread.evaluation.runner import RunOptions, run_task
 from longread.models.registry import load_backend
 from longread.report.build import build_report

@@ -18,7 +18,7 @@ import typer
 from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
 from longread.benchmarks.narrativexl.summaries import SummarySettings
 from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeXLTask
-from longread.demos.chapterbreak import bundled_books
+from longread.documents.bundled import bundled_books
 from longread.evaluation.runner import RunOptions, run_task
 from longread.models.registry import load_backend
 from longread.report.build import build_report

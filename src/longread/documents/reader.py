@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from longread.documents.book import Book
+from longread.documents.bundled import PREFIX, is_bundled_name, resolve_bundled
 from longread.errors import BadInputError, LongreadError
 from longread.files import read_head, strip_compression_suffix
 
@@ -122,7 +123,13 @@ def _tag(book: Book, fmt: str) -> Book:
 
 
 def read_book(path: str | Path, *, format: Format = "auto", heading_pattern: str | None = None) -> Book:
-    """Read one book; the reader is picked from the file (see ``guess_format``)."""
+    """Read one book; the reader is picked from the file (see ``guess_format``). ``bundled:pg84`` names a
+    novel shipped with longread."""
+    if is_bundled_name(path):
+        named = resolve_bundled(path)
+        if len(named) != 1:
+            raise BadInputError(path, f"names {len(named)} books, not one", f"name one, e.g. {PREFIX}pg84")
+        path = named[0]
     items = list(read_path(Path(path), ReadOptions(format=format, heading_pattern=heading_pattern)))
     for item in items:
         if isinstance(item, BadInputError):

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from longread.documents.bundled import is_bundled_name, resolve_bundled
 from longread.errors import BadInputError
 
 BOOK_SUFFIXES = (
@@ -42,8 +43,12 @@ def is_archive(name: str) -> bool:
 
 
 def iter_sources(paths: Iterable[str | Path]) -> Iterator[Source]:
-    """Every book source under the given paths, in a deterministic (sorted) order."""
+    """Every book source under the given paths, in a deterministic (sorted) order; ``bundled:`` names the
+    novels shipped with longread (:mod:`longread.documents.bundled`)."""
     for raw in paths:
+        if is_bundled_name(raw):
+            yield from (Source(label=str(book), path=book) for book in resolve_bundled(raw))
+            continue
         path = Path(raw)
         if path.is_dir():
             yield from _iter_folder(path)
