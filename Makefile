@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long demo-context test check lint typecheck bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long demo-context test check lint typecheck docs docs-cli bench clean vllm
 
 install: $(STAMP)
 
@@ -82,19 +82,27 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The docs site from docs/ (offline; --strict: a broken link or anchor fails the build).
+docs: install
+	$(BIN)/mkdocs build --strict --quiet --site-dir site
+
+# docs/cli.md from the commands themselves (a test fails when the two differ).
+docs-cli: install
+	$(BIN)/python -m longread.cli.reference > docs/cli.md
+
 # pytest runs under longread's process guard: whatever the tests start (and what that starts) ends with
 # the run, however the run ends — `timeout`, Ctrl-C or SIGKILL of make included. The ten slowest tests
 # are printed at the end.
 GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
 
-test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck
+test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck docs
 	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q --durations=10
 
 # The contributor's loop: lint, types, import contracts and every test that starts no server, cluster,
 # browser or external harness (marked `external`; `make test` runs them too). Needs a venv from
 # `make test` (or `make install` and the test extras).
-check: install $(TEST_STAMP) lint typecheck
+check: install $(TEST_STAMP) lint typecheck docs
 	$(GUARDED) $(BIN)/python -m pytest -q -m "not external" --durations=10
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache

@@ -118,7 +118,7 @@ def _problems(command: str, root: Any) -> list[str]:
     """What of ``command`` the CLI does not have (typer's click: a group has ``commands``). A command
     word with alternatives (``chapterbreak|narrativexl``) or a placeholder (``muld/TASK``) is checked as
     every command it names."""
-    return _check(_words(command)[1:], root, ["longread"])
+    return _check([w for w in _words(command)[1:] if w != "--help"], root, ["longread"])
 
 
 def _check(words: list[str], current: Any, path: list[str]) -> list[str]:
@@ -169,3 +169,48 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert _outside(REPO_ROOT / "README.md", "see ../shared/corpus/gutenberg") == ["../shared"]
     assert _outside(REPO_ROOT / "docs" / "memory.md", "[readme](../README.md)") == []
     assert _outside(REPO_ROOT / "README.md", "written to /tmp/out") == ["/tmp/"]
+
+
+def test_the_cli_reference_is_the_code() -> None:
+    from longread.cli.reference import cli_reference
+
+    page = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert page == cli_reference(), "docs/cli.md differs from the commands: run `make docs-cli`"
+    assert "## longread probe memory" in page and "`--exclude-remembered`" in page
+
+
+def test_every_page_is_in_the_site_navigation() -> None:
+    config = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r":\s*([\w-]+\.md)\s*$", config, re.M))
+    pages = {page.name for page in (REPO_ROOT / "docs").glob("*.md")}
+    assert pages == listed
+
+
+QUICKSTART = REPO_ROOT / "docs" / "quickstart.md"
+
+
+def _tested_blocks(page: Path) -> list[str]:
+    """The commands of the code blocks a page marks ``<!-- tested: … -->``."""
+    text = page.read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- tested: [\w-]+ -->\s*```\w*\n(.*?)```", text, re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
+    """The quickstart's marked commands, run in an empty folder with the installed `longread`."""
+    import subprocess
+    import sys
+
+    commands = _tested_blocks(QUICKSTART)
+    assert len(commands) >= 4 and all(command.startswith("longread ") for command in commands)
+    for command in commands:
+        words = shlex.split(command)
+        done = subprocess.run(
+            [sys.executable, "-m", "longread.cli", *words[1:]],
+            cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
+    assert (tmp_path / "cb.jsonl").stat().st_size > 0
+    assert (tmp_path / "runs" / "smollm2" / "results.json").is_file()
+    assert (tmp_path / "report" / "memory_curve.png").is_file()

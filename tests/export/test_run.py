@@ -72,3 +72,31 @@ def test_an_empty_folder_or_a_folder_of_jsonl_is_fine(chapterbreak_data: Path, t
     report = export_task("chapterbreak", data, "lm-eval", out, OPTIONS)
     assert report.facts.counts[64]["items"] == 3
     assert (out / "longread_chapterbreak_64.yaml").is_file()
+
+
+def test_exported_folders_name_files_never_a_path_of_this_machine(
+    chapterbreak_data: Path, tmp_path: Path
+) -> None:
+    """Cards, task files and manifests name the data by file name and sha256, and show the export command
+    with every path cut to its name."""
+    import hashlib
+    import subprocess
+    import sys
+
+    for target in ("hf", "lm-eval", "inspect"):
+        out = tmp_path / f"out-{target}"
+        command = [sys.executable, "-m", "longread.cli", "export", "chapterbreak", "--data",
+                   str(chapterbreak_data), "--to", target, "--out", str(out),
+                   "--prefix-lengths", "64"]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        texts = {
+            p: p.read_text(errors="replace")
+            for p in out.rglob("*")
+            if p.suffix in (".md", ".yaml", ".json", ".py")
+        }
+        assert texts, target
+        leaks = [str(p.relative_to(out)) for p, text in texts.items() if str(tmp_path) in text]
+        assert leaks == [], target
+        sha = hashlib.sha256(chapterbreak_data.read_bytes()).hexdigest()
+        assert any(chapterbreak_data.name in t and sha in t for t in texts.values()), target

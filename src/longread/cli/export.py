@@ -95,7 +95,7 @@ def _export(
     options = ExportOptions(
         tokenizer, parsed, suffix_tokens, overwrite, max_length, settings, show_progress=True
     )
-    command = shlex.join(["longread", *sys.argv[1:]]) if sys.argv[1:2] == ["export"] else ""
+    command = shlex.join(["longread", *map(portable, sys.argv[1:])]) if sys.argv[1:2] == ["export"] else ""
     try:
         report = export_task(task, data, to, out, options, command)
     except LongreadError as exc:
@@ -218,3 +218,15 @@ def muld_export_command(task: str) -> Callable[..., None]:
 
 for _task, _help in MULD_EXPORTS.items():
     export_app.command(_task, help=_help)(muld_export_command(_task))
+
+
+def portable(argument: str) -> str:
+    """An argument as a card may show it: a path (``/tmp/x/cb.jsonl``, ``hf:/models/m``) by its name only,
+    so an exported folder records nothing of the exporter's machine."""
+    prefix, _, rest = (
+        argument.rpartition(":") if argument.startswith(("hf:", "gguf:")) else ("", "", argument)
+    )
+    if "/" not in rest or "://" in argument:
+        return argument
+    name = Path(rest.rstrip("/")).name or rest
+    return f"{prefix}:{name}" if prefix else name

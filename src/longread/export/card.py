@@ -27,12 +27,18 @@ class ExportFacts:
     export: TaskItems
     target: str
     data_files: list[tuple[str, str]]
-    """(path, sha256) of every data file read."""
+    """(file name, sha256) of every data file read: named, never by a path of the exporter's machine."""
     export_command: str
 
     @property
     def task(self) -> str:
         return self.export.task
+
+    @property
+    def provenance(self) -> str:
+        """The export command and the data it read, by file name and sha256 (for task files' headers)."""
+        data = "; ".join(f"{name} sha256 {sha}" for name, sha in self.data_files)
+        return f"{self.export_command} (data: {data})"
 
     @property
     def tokenizer(self) -> str:

@@ -114,7 +114,7 @@ def write_inspect_generate(
     max_tokens = max(row["max_new_tokens"] for row in rows)
     text = TASK_FILE.format(
         task=facts.task,
-        command=facts.export_command,
+        command=facts.provenance,
         window=window,
         tokenizer=facts.tokenizer,
         max_tokens=max_tokens,

@@ -66,7 +66,7 @@ def write_inspect(out: Path, items: dict[int, list[dict[str, Any]]], facts: Expo
     seed = next((s for s in facts.seeds if s is not None), 0)
     text = TASK_FILE.format(
         task=facts.task,
-        command=facts.export_command,
+        command=facts.provenance,
         tokenizer=facts.tokenizer,
         lengths=repr(tuple(facts.prefix_lengths)),
         suffix="choices kept whole"

@@ -121,7 +121,7 @@ def _metrics(facts: ExportFacts) -> list[str]:
 def _task_yaml(facts: ExportFacts, length: int, data_file: str) -> str:
     return "\n".join(
         [
-            f"# Exported by longread: {facts.export_command}",
+            f"# Exported by longread: {facts.provenance}",
             f"# {BOS_NOTE}",
             f"task: {task_name(facts.task, length)}",
             "custom_dataset: !function utils.load_docs",
@@ -174,7 +174,7 @@ def _generate_yaml(facts: ExportFacts, rows: Sequence[dict[str, Any]], data_file
         metrics += [f"  - metric: {metric}", f"    aggregation: {how}", "    higher_is_better: true"]
     return "\n".join(
         [
-            f"# Exported by longread: {facts.export_command}",
+            f"# Exported by longread: {facts.provenance}",
             "# Run without --apply_chat_template: longread gives the model the prompt as plain text.",
             f"# {facts.tie_rule}",
             f"task: {task_name(facts.task)}",

@@ -208,7 +208,7 @@ def export_task(
     facts = ExportFacts(
         export=built,
         target=target,
-        data_files=[(str(path), _sha256(path)) for path in files],
+        data_files=[(path.name, _sha256(path)) for path in files],
         export_command=command or f"longread export {task} --to {target}",
     )
     out.parent.mkdir(parents=True, exist_ok=True)
