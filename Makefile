@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long demo-context test check lint typecheck docs docs-cli bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long demo-context test check lint typecheck docs docs-cli slow-modules bench clean vllm
 
 install: $(STAMP)
 
@@ -98,11 +98,16 @@ GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
 test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck docs
 	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q --durations=10
 
-# The contributor's loop: lint, types, import contracts and every test that starts no server, cluster,
-# browser or external harness (marked `external`; `make test` runs them too). Needs a venv from
-# `make test` (or `make install` and the test extras).
+# The contributor's loop: lint, types, import contracts, the docs and every test that starts no server,
+# cluster, browser or external harness (marked `external`) and is not slow (`tests/slow_modules.txt`);
+# `make test` runs them all. Needs a venv from `make test` (or `make install` and the test extras).
 check: install $(TEST_STAMP) lint typecheck docs
-	$(GUARDED) $(BIN)/python -m pytest -q -m "not external" --durations=10
+	$(GUARDED) $(BIN)/python -m pytest -q -m "not external and not slow" --durations=10
+
+# tests/slow_modules.txt from this machine's timings: modules of 5 s or more go to `make test` only.
+slow-modules: install $(TEST_STAMP)
+	$(BIN)/python -m pytest -q -m "not external" --durations=0 --durations-min=0 -p no:cacheprovider \
+	  | $(BIN)/python tests/slow_modules_from_durations.py --seconds 5
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache

@@ -43,14 +43,30 @@ EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 """A test module that calls these runs lm-evaluation-harness, inspect_ai or a vLLM server."""
 
 
+SLOW_MODULES_FILE = Path(__file__).parent / "slow_modules.txt"
+"""Test modules that take long (a real model, a real build, the whole corpus), one path a line, measured
+by ``make slow-modules``: marked ``slow``, so ``make check`` leaves them to ``make test``."""
+
+
+def _slow_modules() -> set[str]:
+    if not SLOW_MODULES_FILE.is_file():
+        return set()
+    lines = SLOW_MODULES_FILE.read_text(encoding="utf-8").splitlines()
+    return {line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``external`` what starts a server, cluster, browser or external harness (``make check``
-    leaves those to ``make test``); a test may also say so itself with ``@pytest.mark.external``."""
+    """Mark ``external`` what starts a server, cluster, browser or external harness, and ``slow`` the
+    modules of ``slow_modules.txt`` (``make check`` leaves both to ``make test``); a test may also say so
+    itself with ``@pytest.mark.external`` or ``@pytest.mark.slow``."""
     root = Path(str(config.rootpath))
     harness_modules: dict[Path, bool] = {}
+    slow = _slow_modules()
     for item in items:
         path = Path(str(item.path))
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+        if relative in slow:
+            item.add_marker(pytest.mark.slow)
         if path not in harness_modules:
             source = path.read_text(encoding="utf-8", errors="replace")
             harness_modules[path] = any(call in source for call in EXTERNAL_HARNESS_CALLS)
