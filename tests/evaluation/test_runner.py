@@ -223,3 +223,39 @@ def test_a_fatal_backend_error_stops_the_run_and_keeps_every_finished_sample(
     healed = ScriptedLM(score=gold_wins)
     run_task(task(), data_file, healed, run, quiet(resume=True))
     assert (run / "results.json").read_bytes() == (whole / "results.json").read_bytes()
+
+
+def _sampled_pairs(data: Path, out: Path, sample: int, backend: ScriptedLM) -> list[str]:
+    from longread.evaluation import RunOptions, run_task
+
+    task = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))
+    run_task(task, data, backend, out, RunOptions(sample=sample, show_progress=False))
+    return sorted(json.loads(line)["pair_id"] for line in (out / "samples.jsonl").read_text().splitlines())
+
+
+def test_samples_are_the_same_across_models_and_file_orders_and_nest(tmp_path: Path) -> None:
+    """--sample draws by hash of (seed, book, pair id): another model, the instances in another order,
+    the same instances; N of them are the first N of a larger M."""
+    import random
+
+    instances = [
+        instance
+        for book in ("a", "b", "c")
+        for instance in build_book(
+            synthetic_book(12, book_id=book), BuildOptions(prefix_tokens=300, suffix_tokens=24)
+        ).instances
+    ]
+    assert len(instances) > 12
+    data, shuffled = tmp_path / "data.jsonl", tmp_path / "shuffled.jsonl"
+    write_instances(instances, data)
+    reordered = instances[:]
+    random.Random(1).shuffle(reordered)
+    write_instances(reordered, shuffled)
+    first = _sampled_pairs(data, tmp_path / "one", 7, ScriptedLM())
+    other_model = ScriptedLM(score=lambda context, continuation: -float(len(set(continuation))), name="other")
+    assert _sampled_pairs(data, tmp_path / "two", 7, other_model) == first
+    assert _sampled_pairs(shuffled, tmp_path / "three", 7, ScriptedLM()) == first
+    larger = _sampled_pairs(data, tmp_path / "four", 11, ScriptedLM())
+    assert set(first) < set(larger) and len(larger) == 11
+    books = [pair.split("/")[1] for pair in first]
+    assert {books.count(book) for book in ("a", "b", "c")} <= {2, 3}  # spread over the books

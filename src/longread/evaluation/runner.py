@@ -193,6 +193,7 @@ def _choose(
         sample=options.sample,
         seed=options.sample_seed,
         group_of=lambda samples: samples[0].group,
+        id_of=_pair_of,
     )
     return chosen, fixed
 

@@ -11,8 +11,8 @@ selection that runs share so they can be compared pair by pair.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,30 +24,41 @@ from longread.runs.run_dir import SELECTION_FILE, read_samples
 T = TypeVar("T")
 
 SAMPLING_RULE = (
-    "stratified by book: books are visited in a seeded random order, round-robin, each giving its next "
-    "instance from a seeded shuffle, until N are chosen (no book dominates a small sample); the chosen "
-    "instances keep the data file's order"
+    "stratified by book, ordered by hash: each book's instances are ranked by sha256(seed, book id, "
+    "instance's pair id) and the books by sha256(seed, book id); books are visited in that order, "
+    "round-robin, each giving its next instance, until N are chosen (no book dominates a small sample). "
+    "The same seed and N give the same instances whatever else the data holds, and N nests in a larger M; "
+    "the chosen instances keep the data file's order"
 )
 
 
-def stratified_sample(items: Sequence[T], n: int, group_of: Callable[[T], str], seed: int) -> list[T]:
-    """``n`` items spread as evenly as possible over groups; the same seed gives the same items.
+def _rank(seed: int, *parts: str) -> bytes:
+    return hashlib.sha256("\0".join(["longread/sample", str(seed), *parts]).encode()).digest()
 
-    Each group's items are shuffled with the seed, groups are visited in a seeded
-    order round-robin, and the chosen items are returned in their input order.
+
+def stratified_sample(
+    items: Sequence[T],
+    n: int,
+    group_of: Callable[[T], str],
+    seed: int,
+    id_of: Callable[[T], str] | None = None,
+) -> list[T]:
+    """``n`` items spread as evenly as possible over groups, in the order :data:`SAMPLING_RULE` states.
+
+    ``id_of`` names an item across data files (a pair id: equal for two variants of one boundary);
+    without it an item is named by its place in ``items``. The chosen items keep their input order.
     """
     if n >= len(items):
         return list(items)
-    rng = random.Random(f"longread/sample/{seed}")
-    by_group: dict[str, list[int]] = {}
+    by_group: dict[str, list[tuple[bytes, int]]] = {}
     for index, item in enumerate(items):
-        by_group.setdefault(group_of(item), []).append(index)
-    queues = []
-    for group in sorted(by_group):
-        indices = by_group[group][:]
-        rng.shuffle(indices)
-        queues.append(indices)
-    rng.shuffle(queues)
+        group = group_of(item)
+        name = id_of(item) if id_of is not None else str(index)
+        by_group.setdefault(group, []).append((_rank(seed, group, name), index))
+    queues = [
+        [index for _, index in sorted(members)]
+        for _, members in sorted(by_group.items(), key=lambda entry: _rank(seed, entry[0]))
+    ]
     chosen: list[int] = []
     depth = 0
     while len(chosen) < n:
@@ -67,11 +78,12 @@ def select(
     sample: int | None,
     seed: int,
     group_of: Callable[[T], str],
+    id_of: Callable[[T], str] | None = None,
 ) -> list[T]:
     """``sample`` first (stratified), then ``limit`` (the first N of what is left)."""
     chosen = list(items)
     if sample is not None:
-        chosen = stratified_sample(chosen, sample, group_of, seed)
+        chosen = stratified_sample(chosen, sample, group_of, seed, id_of)
     if limit is not None:
         chosen = chosen[:limit]
     return chosen
