@@ -24,15 +24,12 @@ does (32,768 → 32,640 for Gemma 3 270M).
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from variants import bench_main, emit, peak_mb, reset_peak, run_worker
+
 TARGET_RATIO = 1.2
 DEFAULT_LENGTHS = [1024, 2048, 4096, 8192, 16384, 32768]
 
@@ -55,13 +52,6 @@ class VariantRun:
     @property
     def work_mb(self) -> float:
         return self.peak_rss_mb - self.rss_before_mb
-
-
-def _rss_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
 
 
 def worker(variant: str, length: int, threads: int | None, model: str) -> VariantRun:
@@ -91,8 +81,7 @@ def worker(variant: str, length: int, threads: int | None, model: str) -> Varian
     with torch.inference_mode():  # warm-up, so first-call costs hit no variant
         backend.model(torch.tensor([[2, 3, 4]]))
     gc.collect()
-    Path("/proc/self/clear_refs").write_text("5")  # reset the RSS high-water mark
-    rss_before = _rss_kb("VmRSS")
+    rss_before_mb = reset_peak()
     gold_rank = None
     start, cpu_start = time.perf_counter(), time.process_time()
     if variant == "score":
@@ -111,8 +100,8 @@ def worker(variant: str, length: int, threads: int | None, model: str) -> Varian
         tokens_read=tokens_read,
         seconds=seconds,
         cpu_seconds=cpu_seconds,
-        peak_rss_mb=_rss_kb("VmHWM") / 1024,
-        rss_before_mb=rss_before / 1024,
+        peak_rss_mb=peak_mb(),
+        rss_before_mb=rss_before_mb,
         threads=torch.get_num_threads(),
         instance=instance.id,
         gold_rank=gold_rank,
@@ -120,13 +109,10 @@ def worker(variant: str, length: int, threads: int | None, model: str) -> Varian
 
 
 def run_variant(variant: str, length: int, threads: int | None, model: str) -> VariantRun:
-    command = [sys.executable, __file__, "--worker", variant, "--lengths", str(length), "--model", model]
+    arguments = ["--lengths", str(length), "--model", model]
     if threads is not None:
-        command += ["--threads", str(threads)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{variant} at {length} failed:\n{done.stderr[-3000:]}")
-    return VariantRun(**json.loads(done.stdout.strip().splitlines()[-1]))
+        arguments += ["--threads", str(threads)]
+    return run_worker(__file__, variant, arguments, VariantRun, f"{variant} at {length}")
 
 
 def _fitted(lengths: list[int], model: str) -> list[int]:
@@ -153,8 +139,7 @@ def main() -> None:
     parser.add_argument("--worker", choices=["score", "read"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        run = worker(args.worker, args.lengths[0], args.threads, args.model)
-        print(json.dumps(dataclasses.asdict(run)))
+        emit(worker(args.worker, args.lengths[0], args.threads, args.model))
         return
     lengths = _fitted(args.lengths, args.model)
     print(
@@ -185,8 +170,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        import longread  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, str(ROOT / "src"))
-    main()
+    bench_main(main)

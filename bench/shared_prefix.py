@@ -27,17 +27,14 @@ chunk size against the same naive run, side by side.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-ROOT = Path(__file__).resolve().parents[1]
+from variants import ROOT, bench_main, emit, peak_mb, reset_peak, run_worker
+
 GUTENBERG = ROOT.parent / "shared" / "corpus" / "gutenberg"
 CHAPTER_LINE = re.compile(r"^CHAPTER\b.*$", re.MULTILINE)
 N_CANDIDATES = 6
@@ -74,13 +71,6 @@ def build_instances(count: int, min_prefix_tokens: int) -> list[Instance]:
     if len(instances) < count:
         raise SystemExit(f"only {len(instances)} books in {GUTENBERG} give instances this long")
     return instances
-
-
-def _rss_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
 
 
 @dataclass(frozen=True)
@@ -135,8 +125,7 @@ def worker(variant: str, length: int, count: int, threads: int | None, prefill_c
     with torch.inference_mode():  # warm-up, so first-call costs hit no variant
         backend.model(torch.tensor([[1, 2, 3]]))
     gc.collect()
-    Path("/proc/self/clear_refs").write_text("5")  # reset the RSS high-water mark
-    rss_before = _rss_kb("VmRSS")
+    rss_before_mb = reset_peak()
     seconds: list[float] = []
     cpu_seconds: list[float] = []
     logprobs: list[list[float]] = []
@@ -173,31 +162,18 @@ def worker(variant: str, length: int, count: int, threads: int | None, prefill_c
         logprobs=logprobs,
         context_tokens=kept,
         positions=positions,
-        peak_rss_mb=_rss_kb("VmHWM") / 1024,
-        rss_before_mb=rss_before / 1024,
+        peak_rss_mb=peak_mb(),
+        rss_before_mb=rss_before_mb,
         threads=torch.get_num_threads(),
         books=[f"{inst.book}#ch{inst.chapter}" for inst in instances],
     )
 
 
 def run_variant(variant: str, length: int, count: int, threads: int | None, prefill_chunk: int) -> VariantRun:
-    command = [
-        sys.executable,
-        __file__,
-        "--worker",
-        variant,
-        "--lengths",
-        str(length),
-        "--instances",
-        str(count),
-    ]
-    command += ["--prefill-chunk", str(prefill_chunk)]
+    arguments = ["--lengths", str(length), "--instances", str(count), "--prefill-chunk", str(prefill_chunk)]
     if threads is not None:
-        command += ["--threads", str(threads)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{variant} at {length} failed:\n{done.stderr[-3000:]}")
-    return VariantRun(**json.loads(done.stdout.strip().splitlines()[-1]))
+        arguments += ["--threads", str(threads)]
+    return run_worker(__file__, variant, arguments, VariantRun, f"{variant} at {length}")
 
 
 def _default_prefill_chunk() -> int:
@@ -225,13 +201,7 @@ def main() -> None:
     parser.add_argument("--worker", choices=["naive", "shared", "forward"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(
-            json.dumps(
-                dataclasses.asdict(
-                    worker(args.worker, args.lengths[0], args.instances, args.threads, args.prefill_chunks[0])
-                )
-            )
-        )
+        emit(worker(args.worker, args.lengths[0], args.instances, args.threads, args.prefill_chunks[0]))
         return
 
     print(
@@ -277,8 +247,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        import longread  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, str(ROOT / "src"))
-    main()
+    bench_main(main)
