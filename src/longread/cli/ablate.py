@@ -82,7 +82,7 @@ def ablate_command(
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
     from longread.report.ablation import run_ablation
-    from longread.runs.run_dir import SAMPLES_FILE
+    from longread.runs.layout import SAMPLES_FILE
 
     settings = parse_task_options(option or [])
     try:

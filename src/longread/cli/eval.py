@@ -219,7 +219,7 @@ def eval_command(
                                    max_length=max_length, ray=on_ray)  # fmt: skip
             outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control)
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
-        from longread.runs.run_dir import SAMPLES_FILE
+        from longread.runs.layout import SAMPLES_FILE
 
         raise interrupted_run(interrupt, out, out / SAMPLES_FILE) from None
     echo_outcome(outcome, files, out)

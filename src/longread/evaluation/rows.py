@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from longread.errors import LongreadError
 from longread.evaluation.task import SampleRow
-from longread.runs.run_dir import SAMPLES_FILE, read_samples
+from longread.runs.layout import SAMPLES_FILE, read_samples
 
 RowT = TypeVar("RowT", bound=SampleRow)
 

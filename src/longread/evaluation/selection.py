@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from longread.errors import LongreadError
-from longread.runs.run_dir import SELECTION_FILE, read_samples
+from longread.runs.layout import SELECTION_FILE, read_samples
 
 T = TypeVar("T")
 

@@ -23,7 +23,7 @@ from longread.metrics import group_sort_key
 from longread.report.load import MetricValue, RunReport
 from longread.report.plot import Series, draw_curves
 from longread.report.table import format_x, task_title
-from longread.runs.run_dir import SELECTION_FILE
+from longread.runs.layout import SELECTION_FILE
 
 
 class GroupFieldError(LongreadError):

@@ -17,7 +17,7 @@ from typing import Any
 
 from longread.errors import LongreadError
 from longread.metrics import group_sort_key, wilson_interval
-from longread.runs.run_dir import CONFIG_FILE, RESULTS_FILE
+from longread.runs.layout import CONFIG_FILE, RESULTS_FILE
 
 BASELINE_SETTINGS = {"options_only": "options only"}
 """Task settings that make a run a baseline (true in its config) and how its label names it."""

@@ -30,12 +30,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from longread.files import atomic_write_text
-from longread.runs.config import RunConfig, config_differences
+from longread.runs.config import RunConfig
 from longread.runs.errors import (
-    ConfigMismatchError,
     RunDirError,
     RunExistsError,
     RunWriteError,
@@ -43,48 +42,25 @@ from longread.runs.errors import (
 )
 from longread.runs.inputs_log import INPUTS_FILE, InputsLog
 from longread.runs.jsonl_log import JsonlLog, read_rows
+from longread.runs.layout import (
+    CONFIG_FILE,
+    ERRORS_FILE,
+    INCIDENTS_FILE,
+    RESULTS_FILE,
+    RUN_FILES,
+    SAMPLES_FILE,
+    SELECTION_FILE,
+    TIMING_FILE,
+    read_samples,
+)
+from longread.runs.stored_config import StoredConfig, check_same_results, read_stored_config
 from longread.runs.timing import RunTiming, SessionTiming
 
 logger = logging.getLogger(__name__)
 
-CONFIG_FILE = "config.json"
-SAMPLES_FILE = "samples.jsonl"
-ERRORS_FILE = "errors.jsonl"
-RESULTS_FILE = "results.json"
-TIMING_FILE = "timing.json"
-SELECTION_FILE = "selection.json"
-"""The sample keys the last session summarised (samples.jsonl may hold more, from a larger --sample)."""
-INCIDENTS_FILE = "incidents.jsonl"
-"""What happened to the machinery while samples were answered (a Ray worker died and its requests were
-asked again): written only when something happened, never part of the results."""
-RUN_FILES = (
-    CONFIG_FILE,
-    SAMPLES_FILE,
-    ERRORS_FILE,
-    RESULTS_FILE,
-    TIMING_FILE,
-    SELECTION_FILE,
-    INCIDENTS_FILE,
-)
 RESULTS_SCHEMA_VERSION = 1
 # A killed session still leaves its wall time in timing.json, to within this many seconds.
 TIMING_CHECKPOINT_S = 30.0
-
-
-class StoredConfig(BaseModel):
-    """The content of ``config.json``.
-
-    ``config`` is the run as its first session made it (``config.runtime``: that session's); ``sessions``
-    holds every session in order, each with its own runtime, code version and, on resume, what re-scoring
-    finished rows found (``recheck``). Configs written before sessions were kept have none listed.
-    """
-
-    model_config = ConfigDict(extra="ignore")
-
-    config_hash: str
-    created_at: str
-    config: RunConfig
-    sessions: list[dict[str, Any]] = []
 
 
 @dataclass(frozen=True)
@@ -177,8 +153,8 @@ class RunDir:
             if overwrite:
                 _delete_run_files(path)
             elif resume:
-                stored = _read_config(config_path)
-                _check_same_results(path, stored, run_config)
+                stored = read_stored_config(config_path)
+                check_same_results(path, stored, run_config)
                 return cls(path, run_config, stored, resumed=True)
             else:
                 raise RunExistsError(
@@ -338,49 +314,6 @@ class RunDir:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
-
-
-def read_samples(run_dir: Path) -> list[dict[str, Any]]:
-    """The sample rows of a run directory (open or not): one per key, the last written wins."""
-    by_key: dict[str, dict[str, Any]] = {}
-    for row in read_rows(run_dir / SAMPLES_FILE)[0]:
-        by_key[str(row.get("key"))] = row
-    return list(by_key.values())
-
-
-def _read_config(config_path: Path) -> StoredConfig:
-    try:
-        return StoredConfig.model_validate_json(config_path.read_bytes())
-    except ValidationError as exc:
-        raise RunDirError(
-            config_path, f"is not a valid run config ({exc.error_count()} problems: {exc.errors()[0]['msg']})"
-        ) from None
-
-
-def _check_same_results(path: Path, stored: StoredConfig, new: RunConfig) -> None:
-    differences = config_differences(stored.config, new)
-    if not differences and stored.config.config_hash != new.config_hash:
-        differences = {"config_hash": (stored.config.config_hash, new.config_hash)}
-    if differences:
-        raise ConfigMismatchError(path, differences)
-    if stored.config_hash != new.config_hash:
-        # Hashed under an older rule (threads and batch sizes were part of the model): same results.
-        logger.info(
-            "%s: config hash %s recomputed as %s (threads, batch sizes, the prefill chunk are runtime now)",
-            path,
-            stored.config_hash[:12],
-            new.config_hash[:12],
-        )
-        stored.config_hash = new.config_hash
-    if stored.config.code != new.code:
-        logger.warning(
-            "%s: resuming a run made by longread %s (commit %s) with %s (commit %s)",
-            path,
-            stored.config.code.version,
-            stored.config.code.git_commit,
-            new.code.version,
-            new.code.git_commit,
-        )
 
 
 def _delete_run_files(path: Path) -> None:

@@ -32,7 +32,7 @@ from longread.report.table import (
     metric_names,
     task_title,
 )
-from longread.runs.run_dir import CONFIG_FILE
+from longread.runs.layout import CONFIG_FILE
 
 HTML_FILE = "index.html"
 GROUP_FIELDS = ("book_id", "book", "group")

@@ -23,7 +23,7 @@ from typing import Any
 from longread.errors import LongreadError
 from longread.report.html.cut import CutFinder, TokenizerUnavailable, cut_finder
 from longread.report.load import RunReport
-from longread.runs.run_dir import CONFIG_FILE, read_samples
+from longread.runs.layout import CONFIG_FILE, read_samples
 
 MAX_CONTEXT_CHARS = 60_000
 """The tail of each prefix kept in the page: enough for every cut up to ~12K tokens, small pages."""
