@@ -132,18 +132,22 @@ def test_any_token_ids_any_settings(
 
 
 def test_no_vocabulary_logits_at_prefix_positions() -> None:
-    """The output layer sees only the continuation positions, never the prefix."""
+    """The output layer sees only the continuation positions, never the prefix, and at most LOGIT_ROWS
+    positions at once (the vocabulary logits of a whole candidate never exist together)."""
+    from longread.models.hf.sliced_logits import LOGIT_ROWS
+
     model = tuned("random:llama").model
     rows: list[int] = []
     head = model.get_output_embeddings()  # type: ignore[no-untyped-call]
     assert isinstance(head, torch.nn.Module)
-    handle = head.register_forward_hook(lambda _m, _i, out: rows.append(out.shape[0] * out.shape[1]))
+    handle = head.register_forward_hook(lambda _m, _i, out: rows.append(out.shape[:-1].numel()))
     try:
-        continuations = [[5] * 10, [6] * 3, [7]]
+        continuations = [[5] * 40, [6] * 3, [7]]
         score_group_shared(model, list(range(1000, 1500)), continuations, prefill_chunk=64, batch_size=8)
     finally:
         handle.remove()
-    assert sum(rows) == 10 + 3 + 1  # one packed forward; the 500 prefix tokens produced no logits
+    assert sum(rows) == 40 + 3 + 1  # one packed forward; the 500 prefix tokens produced no logits
+    assert max(rows) <= LOGIT_ROWS
 
 
 def test_progress_counts_tokens() -> None:

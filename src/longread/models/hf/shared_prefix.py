@@ -31,6 +31,7 @@ import torch
 from transformers import PreTrainedModel
 from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
+from longread.models.hf.sliced_logits import chosen_scores, last_hidden, slices_supported
 from longread.models.requests import Progress
 
 DEFAULT_TOKEN_BUDGET = 1024
@@ -149,22 +150,28 @@ def _packed_mask(model: PreTrainedModel, prefix_length: int, lengths: Sequence[i
 def _score_packed(
     model: PreTrainedModel, prefix: PrefixState, last_token: int, continuations: Sequence[Sequence[int]]
 ) -> list[TokenScore]:
-    """One forward for several continuations packed into one row on top of the shared prefix."""
+    """One forward for several continuations packed into one row on top of the shared prefix; the
+    vocabulary logits made a few positions at a time (:mod:`longread.models.hf.sliced_logits`)."""
     device = _device(model)
     fed = [token for continuation in continuations for token in (last_token, *continuation[:-1])]
     lengths = [len(c) for c in continuations]
     positions = [prefix.length + i for n in lengths for i in range(n)]
-    logits = model(
-        input_ids=torch.tensor([fed], dtype=torch.long, device=device),
-        attention_mask=_packed_mask(model, prefix.length, lengths),
-        position_ids=torch.tensor([positions], dtype=torch.long, device=device),
-        past_key_values=prefix.read_only(),
-        use_cache=prefix.length > 0,
-    ).logits[0]
+    inputs = {
+        "input_ids": torch.tensor([fed], dtype=torch.long, device=device),
+        "attention_mask": _packed_mask(model, prefix.length, lengths),
+        "position_ids": torch.tensor([positions], dtype=torch.long, device=device),
+        "past_key_values": prefix.read_only(),
+        "use_cache": prefix.length > 0,
+    }
+    sliced = slices_supported(model)
+    outputs = last_hidden(model, **inputs) if sliced else model(**inputs).logits[0]
     scores = []
     start = 0
     for continuation in continuations:
-        logprob, greedy = _gather_scores(logits[start : start + len(continuation)], continuation)
+        rows = outputs[start : start + len(continuation)]
+        logprob, greedy = (
+            chosen_scores(model, rows, continuation) if sliced else _gather_scores(rows, continuation)
+        )
         scores.append(TokenScore(logprob, greedy))
         start += len(continuation)
     return scores
@@ -173,16 +180,25 @@ def _score_packed(
 def _score_long(
     model: PreTrainedModel, prefix: PrefixState, last_token: int, continuation: Sequence[int], chunk: int
 ) -> TokenScore:
-    """A continuation too long for one forward: fed in chunks on a private copy of the prefix cache."""
+    """A continuation too long for one forward (or a model with special layers): fed in chunks on a
+    private copy of the prefix cache, the vocabulary logits made a few positions at a time."""
     device = _device(model)
     cache = prefix.growable_copy()
     fed = [last_token, *continuation[:-1]]
+    sliced = slices_supported(model)
     total = 0.0
     greedy = True
     for start in range(0, len(fed), chunk):
-        piece = torch.tensor([fed[start : start + chunk]], dtype=torch.long, device=device)
-        logits = model(input_ids=piece, past_key_values=cache, use_cache=True).logits[0]
-        logprob, piece_greedy = _gather_scores(logits, continuation[start : start + chunk])
+        inputs = {
+            "input_ids": torch.tensor([fed[start : start + chunk]], dtype=torch.long, device=device),
+            "past_key_values": cache,
+            "use_cache": True,
+        }
+        targets = continuation[start : start + chunk]
+        if sliced:
+            logprob, piece_greedy = chosen_scores(model, last_hidden(model, **inputs), targets)
+        else:
+            logprob, piece_greedy = _gather_scores(model(**inputs).logits[0], targets)
         total += logprob
         greedy = greedy and piece_greedy
     return TokenScore(total, greedy)

@@ -1,0 +1,46 @@
+"""Chosen-token log-probs from hidden states, a few positions' vocabulary logits at a time: the full
+forward's numbers (soft-capping included), and the full forward kept for heads that do more."""
+
+from __future__ import annotations
+
+import torch
+
+from longread.models.hf.loading import load_random
+from longread.models.hf.sliced_logits import LOGIT_ROWS, chosen_scores, last_hidden, slices_supported
+
+
+def _full(
+    model: torch.nn.Module, ids: torch.Tensor, targets: list[int], cap: float | None
+) -> tuple[float, bool]:
+    logits = model(input_ids=ids).logits[0].float()
+    if cap:
+        logits = torch.tanh(logits / cap) * cap
+    logprobs = torch.log_softmax(logits, dim=-1)
+    target = torch.tensor(targets)
+    picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1).double().sum()
+    return float(picked), bool((logprobs.argmax(-1) == target).all())
+
+
+def test_slices_give_the_full_forwards_log_probs_with_and_without_soft_capping() -> None:
+    model = load_random("gpt2").model
+    generator = torch.Generator().manual_seed(0)
+    n = 3 * LOGIT_ROWS + 5  # several slices and a ragged last one
+    ids = torch.randint(0, model.config.vocab_size, (1, n), generator=generator)
+    targets = torch.randint(0, model.config.vocab_size, (n,), generator=generator).tolist()
+    assert slices_supported(model)
+    with torch.inference_mode():
+        for cap in (None, 3.0):
+            model.config.final_logit_softcapping = cap
+            sliced = chosen_scores(model, last_hidden(model, input_ids=ids), targets)
+            full = _full(model, ids, targets, cap)
+            assert abs(sliced[0] - full[0]) <= 1e-4 * n and sliced[1] == full[1]
+            greedy = model(input_ids=ids).logits[0].argmax(-1).tolist()
+            if cap is None:
+                assert chosen_scores(model, last_hidden(model, input_ids=ids), greedy)[1] is True
+    model.config.final_logit_softcapping = None
+
+
+def test_a_head_that_scales_its_logits_is_read_whole() -> None:
+    model = load_random("gpt2").model
+    model.config.logit_scale = 0.5
+    assert not slices_supported(model)
