@@ -87,6 +87,17 @@ class PrefixState:
             layers.append(_ReadOnlyPrefixLayer(layer.keys, layer.values))
         return Cache(layers=layers)
 
+    def one_forward_copy(self) -> Cache:
+        """A cache for a continuation fed in ONE forward: plain layers read the prefix in place (read-only:
+        a long prefix is never copied), other layers (sliding windows) each get a private copy."""
+        layers: list[Any] = []
+        for layer in self.cache.layers:
+            if type(layer) is DynamicLayer and layer.keys is not None and layer.values is not None:
+                layers.append(_ReadOnlyPrefixLayer(layer.keys, layer.values))
+            else:
+                layers.append(copy.deepcopy(layer))
+        return Cache(layers=layers)
+
     def growable_copy(self) -> DynamicCache:
         """A private cache that later forwards may extend (long continuations, special layers, generation)."""
         return copy.deepcopy(self.cache)
@@ -183,8 +194,9 @@ def _score_long(
     """A continuation too long for one forward (or a model with special layers): fed in chunks on a
     private copy of the prefix cache, the vocabulary logits made a few positions at a time."""
     device = _device(model)
-    cache = prefix.growable_copy()
     fed = [last_token, *continuation[:-1]]
+    # One forward reads the prefix in place; several need a cache that grows with each.
+    cache = prefix.one_forward_copy() if len(fed) <= chunk and prefix.length > 0 else prefix.growable_copy()
     sliced = slices_supported(model)
     total = 0.0
     greedy = True
