@@ -23,7 +23,7 @@ from longread.models.hf.backend import HFBackend
 from longread.models.hf.loading import LoadedModel, load_random
 from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
 from longread.probes.memory.passages import book_text, cloze_passages, sentences, single_name, spacy_entities
-from longread.probes.memory.run import chapter_places, seeded_places
+from longread.probes.memory.places import chapter_places, seeded_places
 from longread.probes.tokens import ProbeSettingsError
 from tests.helpers import REPO_ROOT
 

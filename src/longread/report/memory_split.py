@@ -120,24 +120,31 @@ def split_table(splits: Sequence[MemorySplit], verdicts: MemoryVerdicts, scale: 
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for split in splits:
-        cells = [_side_cell(split.side(group)) for group in GROUPS]
-        if split.difference is None:
-            difference = "— (a side has no book)"
-        elif split.ci_low is None or split.ci_high is None:
-            difference = f"{split.difference:+.3f} (fewer than 2 books a side: no interval)"
-        else:
-            difference = f"{split.difference:+.3f} [{split.ci_low:+.3f}, {split.ci_high:+.3f}]"
-        lines.append(
-            f"| {split.run} | {format_x(split.x, scale)} | " + " | ".join(cells) + f" | {difference} |"
-        )
+        lines.append(f"| {split.run} | {format_x(split.x, scale)} | " + " | ".join(split_cells(split)) + " |")
+    return "\n".join(lines) + "\n\n" + split_note(splits, verdicts)
+
+
+def split_cells(split: MemorySplit) -> list[str]:
+    """The cells of one row after run and x: each group's score, then the difference."""
+    cells = [_side_cell(split.side(group)) for group in GROUPS]
+    if split.difference is None:
+        cells.append("— (a side has no book)")
+    elif split.ci_low is None or split.ci_high is None:
+        cells.append(f"{split.difference:+.3f} (fewer than 2 books a side: no interval)")
+    else:
+        cells.append(f"{split.difference:+.3f} [{split.ci_low:+.3f}, {split.ci_high:+.3f}]")
+    return cells
+
+
+def split_note(splits: Sequence[MemorySplit], verdicts: MemoryVerdicts) -> str:
+    """How the split was made: the metric, the probes, the rule, the books remembered, the bootstrap."""
     remembered = verdicts.remembered()
     named = "; ".join(f"{book}: {verdicts.why(book)}" for book in remembered) or "none"
-    note = (
+    return (
         f"{splits[0].metric} by the memory of {verdicts.model_name} (probes: {verdicts.path.parent}; rule "
         f"{verdicts.rule}; remembered: {named}). Cells: value [95% CI] (books, instances); intervals "
         f"resample books ({SPLIT_RESAMPLES} resamples, seed {SPLIT_SEED}), each with all its instances."
     )
-    return "\n".join(lines) + "\n\n" + note
 
 
 def _side_cell(side: SideScore) -> str:
@@ -154,14 +161,13 @@ def _split(
     groups: dict[str, dict[str, list[Any]]],
     statistic: Callable[[list[Any]], float | None],
 ) -> MemorySplit:
-    rng_seed = SPLIT_SEED
     sides = []
     for group in GROUPS:
         books = groups.get(group, {})
         values = [value for book in books.values() for value in book]
         low = high = None
         if len(books) >= 2:
-            estimates = _cluster_estimates([books], lambda parts: statistic(parts[0]), rng_seed)
+            estimates = _cluster_estimates([books], lambda parts: statistic(parts[0]), SPLIT_SEED)
             low, high = _percentiles(estimates)
         sides.append(
             SideScore(group, len(books), len(values), statistic(values) if values else None, low, high)
@@ -172,7 +178,7 @@ def _split(
         difference = _difference([_flat(remembered), _flat(forgotten)], statistic)
         if len(remembered) >= 2 and len(forgotten) >= 2:
             estimates = _cluster_estimates(
-                [remembered, forgotten], lambda parts: _difference(parts, statistic), rng_seed
+                [remembered, forgotten], lambda parts: _difference(parts, statistic), SPLIT_SEED
             )
             low, high = _percentiles(estimates)
     return MemorySplit(run, x, metric, tuple(sides), difference, low, high)

@@ -12,7 +12,6 @@ cloze passage, says so in its row. Files: ``items.jsonl`` (one line per probe it
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 import time
@@ -30,6 +29,7 @@ from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
+from longread.probes.memory.places import benchmark_breaks, chapter_places, piece_ids, seeded_places
 from longread.probes.memory.probes import (
     Asked,
     Place,
@@ -186,7 +186,7 @@ def _extraction(
     text = book_text(book)
     n, m = settings.prompt_tokens, settings.new_tokens
     if excerpts.source:  # pieces of a built benchmark: a place may not span the gap between two
-        ids, ends = _piece_ids(encoder, book)
+        ids, ends = piece_ids(encoder, book)
     else:
         ids, ends = encoder.encode_plain(text), []
     drawn = seeded_places(len(ids), n, m, settings.passages, settings.seed, book.id, ends)
@@ -199,7 +199,7 @@ def _extraction(
     asked: list[Asked] = []
     too_near, kind = 0, "chapter"
     if excerpts.breaks:
-        asked, kind = _benchmark_breaks(encoder, excerpts, n, m), "benchmark"
+        asked, kind = benchmark_breaks(encoder, excerpts, n, m), "benchmark"
         too_near = len(excerpts.breaks) - len(asked)
     elif settings.chapter_breaks:
         breaks, too_near = chapter_places(book, encoder, text, n, m, ids)
@@ -211,96 +211,6 @@ def _extraction(
         )
     asked = asked_at(ids, sorted(places, key=lambda p: p.position), n, m) + asked
     return extraction(backend, book.id, asked, m)
-
-
-def _piece_ids(encoder: Any, book: Book) -> tuple[list[int], list[int]]:
-    """Every piece encoded on its own, joined; and where each piece ends in the joined ids."""
-    ids: list[int] = []
-    ends = []
-    for chapter in book.chapters:
-        if chapter.text.strip():
-            ids += encoder.encode_plain(chapter.text.strip())
-            ends.append(len(ids))
-    return ids, ends
-
-
-def _benchmark_breaks(encoder: Any, excerpts: BookExcerpts, before: int, after: int) -> list[Asked]:
-    """The extraction at each break a built benchmark asks about: the last N tokens of the text before it,
-    the first M of the text after (each encoded on its own, as the benchmark gives them to a model)."""
-    out = []
-    for index, (prefix, following) in enumerate(excerpts.breaks):
-        read, truth = encoder.encode_plain(prefix), encoder.encode_plain(following)
-        if len(read) >= before and len(truth) >= after:
-            out.append(Asked(read[-before:], truth[:after], Place(index, "benchmark break")))
-    return out
-
-
-def seeded_places(
-    n_ids: int, before: int, after: int, count: int, seed: int, book: str, ends: Sequence[int] = ()
-) -> list[int]:
-    """Up to ``count`` positions with ``before`` tokens before and ``after`` from them, one per stratum of
-    the positions that have them. ``ends``: where each piece ends (built data; default one piece), a place
-    and its tokens lying in one piece."""
-    ranges, start = [], 0
-    for end in [*ends] or [n_ids]:  # a place p needs ids[p - before : p + after] inside its piece
-        if end - after >= start + before:
-            ranges.append((start + before, end - after + 1))
-        start = end
-    span = sum(high - low for low, high in ranges)
-    if span == 0:
-        return []
-    rng = np.random.default_rng(int.from_bytes(f"{seed}:{book}".encode()[:8].ljust(8, b"\0"), "little"))
-    n = min(count, span)
-    edges = [round(i * span / n) for i in range(n + 1)]
-    return [_nth_position(ranges, int(rng.integers(edges[i], edges[i + 1]))) for i in range(n)]
-
-
-def _nth_position(ranges: Sequence[tuple[int, int]], index: int) -> int:
-    for low, high in ranges:
-        if index < high - low:
-            return low + index
-        index -= high - low
-    raise IndexError(index)
-
-
-def chapter_places(
-    book: Book, encoder: Any, text: str, before: int, after: int, ids: Sequence[int]
-) -> tuple[list[Place], int]:
-    """The token position where each chapter after the first starts; (places, breaks too near an end).
-
-    A fast tokenizer's character offsets place every break in one encoding of the book (the first token
-    starting at or after the break); otherwise the text before each break is encoded again."""
-    n_ids = len(ids)
-    starts = _token_starts(encoder, text, ids)
-    places, too_near, offset = [], 0, 0
-    for index, chapter in enumerate(part.text.strip() for part in book.chapters):
-        if not chapter:
-            continue
-        at = text.index(chapter, offset)
-        offset = at
-        if index == 0 or at == 0:
-            continue
-        before_text = len(text[:at].rstrip())
-        if starts is not None:
-            position = bisect.bisect_left(starts, before_text)
-        else:
-            position = len(encoder.encode_plain(text[:before_text]))
-        if position < before or position + after > n_ids:
-            too_near += 1
-        else:
-            places.append(Place(position, "chapter break"))
-    return places, too_near
-
-
-def _token_starts(encoder: Any, text: str, ids: Sequence[int]) -> list[int] | None:
-    """Where each token of the book's encoding starts, from a fast tokenizer whose ids are the encoder's."""
-    tokenizer: Any = getattr(encoder, "tokenizer", None)
-    if not getattr(tokenizer, "is_fast", False):
-        return None
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    if list(encoded["input_ids"]) != list(ids):
-        return None
-    return [int(start) for start, _ in encoded["offset_mapping"]]
 
 
 def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: MemoryProbeSettings) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.load import RunReport
-from longread.report.memory_split import GROUPS, MemorySplit, split_table
+from longread.report.memory_split import GROUPS, MemorySplit, split_cells, split_note
+from longread.report.table import format_x
 
 SCORES = (
     ("cloze", "name cloze"),
@@ -52,27 +53,20 @@ def memory_split_html(
     splits: Sequence[MemorySplit], verdicts: MemoryVerdicts, runs: Sequence[RunReport], run_ids: Sequence[str]
 ) -> str:
     """A section: per run × x the score on remembered / not remembered / not probed books and the
-    difference, with the markdown table's note."""
+    difference, with the note of the markdown table."""
     ids = {run.label: run_id for run, run_id in zip(runs, run_ids, strict=True)}
     head = "".join(f"<th>{escape(h)}</th>" for h in ("model", "x", *GROUPS, "remembered − not [95% CI]"))
     lines = [
         "<h2>Split by memory</h2>",
         f"<table class=results id=memory-split><thead><tr>{head}</tr></thead><tbody>",
     ]
-    markdown = split_table(splits, verdicts, runs[0].x_axis.scale if runs else "linear")
-    for split, line in zip(splits, _table_lines(markdown), strict=True):
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        body = "".join(f'<td class="num">{escape(cell)}</td>' for cell in cells[1:])
-        run_id = ids.get(split.run, "")
+    for split in splits:
+        body = "".join(f'<td class="num">{escape(cell)}</td>' for cell in split_cells(split))
+        x = escape(format_x(split.x, runs[0].x_axis.scale))
         lines.append(
-            f'<tr data-run="{run_id}" data-x="{escape(str(split.x))}"><td>{escape(split.run)}</td>{body}</tr>'
+            f'<tr data-run="{ids.get(split.run, "")}" data-x="{escape(str(split.x))}">'
+            f"<td>{escape(split.run)}</td><td class=num>{x}</td>{body}</tr>"
         )
-    note = markdown.split("\n\n", 1)[1] if "\n\n" in markdown else ""
+    note = split_note(splits, verdicts) if splits else ""
     lines += ["</tbody></table>", f"<p class=note>{escape(note)}</p>"]
     return "\n".join(lines)
-
-
-def _table_lines(markdown: str) -> list[str]:
-    """The data rows of the markdown table (after the header and the rule)."""
-    table = markdown.split("\n\n", 1)[0].splitlines()
-    return table[2:]
