@@ -9,6 +9,7 @@ ended by their own means (the vLLM guard, the Ray namespace's ``--kill-child``, 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from longread.processes.lifetime import dying_with_parent
+from tests.module_seconds import SLOW_SECONDS, measured
 
 _original_popen = subprocess.Popen
 
@@ -29,6 +31,19 @@ class _DyingWithTheTests(_original_popen):  # type: ignore[type-arg,misc]
 
 def pytest_configure(config: pytest.Config) -> None:
     subprocess.Popen = _DyingWithTheTests  # type: ignore[misc]
+    _share_the_cores()
+
+
+def _share_the_cores() -> None:
+    """Under ``pytest -n N`` each worker's math libraries get their share of the cores (torch would
+    otherwise start one thread per core in every worker, and N workers fight over them); a number the
+    caller set is kept. No result depends on it: tolerances cover every thread count."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not workers:
+        return
+    share = str(max(1, (os.cpu_count() or 1) // max(1, int(workers))))
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, share)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -43,36 +58,55 @@ EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 """A test module that calls these runs lm-evaluation-harness, inspect_ai or a vLLM server."""
 
 
-SLOW_MODULES_FILE = Path(__file__).parent / "slow_modules.txt"
-"""Test modules that take long (a real model, a real build, the whole corpus), one path a line, measured
-by ``make slow-modules``: marked ``slow``, so ``make check`` leaves them to ``make test``."""
+XDIST_GROUPS = {"tests/models/served/": "vllm", "tests/scaleout/": "ray"}
+"""Under ``pytest -n N`` (``--dist loadgroup``) the tests of a group run in one worker, one after another:
+the served tests share their vLLM servers (and fixed ports), the Ray tests their cluster's namespace."""
+BROWSER_GROUP = "browser"
+"""The tests that drive Chromium share one browser in one worker."""
 
 
-def _slow_modules() -> set[str]:
-    if not SLOW_MODULES_FILE.is_file():
-        return set()
-    lines = SLOW_MODULES_FILE.read_text(encoding="utf-8").splitlines()
-    return {line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()}
-
-
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``external`` what starts a server, cluster, browser or external harness, and ``slow`` the
-    modules of ``slow_modules.txt`` (``make check`` leaves both to ``make test``); a test may also say so
-    itself with ``@pytest.mark.external`` or ``@pytest.mark.slow``."""
+    modules of ``module_seconds.txt`` that take 5 s or more (``make check`` leaves both to ``make test``);
+    a test may also say so itself with ``@pytest.mark.external`` or ``@pytest.mark.slow``. Under
+    ``pytest -n N`` the tests that share a server, cluster or browser form one group, and the work is
+    handed out slowest first (before xdist reads the groups: ``tryfirst``)."""
     root = Path(str(config.rootpath))
     harness_modules: dict[Path, bool] = {}
-    slow = _slow_modules()
+    seconds = measured()
+    scopes: dict[str, tuple[str, str]] = {}
     for item in items:
         path = Path(str(item.path))
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
-        if relative in slow:
+        if seconds.get(relative, 0.0) >= SLOW_SECONDS:
             item.add_marker(pytest.mark.slow)
         if path not in harness_modules:
             source = path.read_text(encoding="utf-8", errors="replace")
             harness_modules[path] = any(call in source for call in EXTERNAL_HARNESS_CALLS)
-        if (
-            relative.startswith(EXTERNAL_FOLDERS)
-            or EXTERNAL_FIXTURES & set(getattr(item, "fixturenames", ()))
-            or harness_modules[path]
-        ):
+        uses_browser = bool(EXTERNAL_FIXTURES & set(getattr(item, "fixturenames", ())))
+        if relative.startswith(EXTERNAL_FOLDERS) or uses_browser or harness_modules[path]:
             item.add_marker(pytest.mark.external)
+        group = next((name for folder, name in XDIST_GROUPS.items() if relative.startswith(folder)), None)
+        group = group or (BROWSER_GROUP if uses_browser else None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+        scopes[item.nodeid] = (group or relative, relative)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = slowest_first(items, scopes, seconds)
+
+
+def slowest_first(
+    items: list[pytest.Item], scopes: dict[str, tuple[str, str]], seconds: dict[str, float]
+) -> list[pytest.Item]:
+    """The items in falling measured seconds of their scope (a group, else a module: ``scopes`` maps a
+    node id to its scope and module), a scope's items kept together and in their order. xdist hands the
+    scopes out in this order (``--no-loadscope-reorder``)."""
+    modules: dict[str, set[str]] = {}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        scope, module = scopes[item.nodeid]
+        modules.setdefault(scope, set()).add(module)
+        first.setdefault(scope, index)
+    weight = {scope: sum(seconds.get(module, 0.0) for module in names) for scope, names in modules.items()}
+    return sorted(items, key=lambda item: (-weight[scopes[item.nodeid][0]], first[scopes[item.nodeid][0]]))
