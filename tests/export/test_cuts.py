@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from longread.export.cuts import cut_context, cut_continuation
+from longread.exportable.cuts import cut_context, cut_continuation
 from longread.text.tokenizers import load_tokenizer
 from tests.models_fixtures import book_text
 

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from longread.benchmarks.chapterbreak.export import as_instance
 from longread.benchmarks.chapterbreak.exported import load_exported
 from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.errors import BadInputError
 from longread.evaluation import RunOptions, run_task
 from longread.evaluation.exported import MANIFEST
-from longread.export import ExportOptions, as_instance, export_task, read_hf_items
+from longread.export import ExportOptions, export_task, read_hf_items
 from longread.models import load_backend
 from longread.models.hf.backend import HFTokenEncoder
 from longread.models.hf.loading import smollm2_tokenizer

@@ -24,7 +24,7 @@ import pytest
 from longread.benchmarks.chapterbreak.task import ChapterBreakSettings, ChapterBreakTask
 from longread.evaluation import RunOptions, run_task
 from longread.export import ExportOptions, export_task
-from longread.export.tokenizer import model_folder
+from longread.exportable.tokenizer import model_folder
 from tests.export.conftest import LENGTHS, SUFFIX_TOKENS
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from longread.benchmarks.muld.export.generate import export_muld
 from longread.errors import LongreadError
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.export import ExportOptions, export_task
-from longread.export.muld import export_muld
 from longread.models.hf.backend import HFBackend
 from tests.helpers import needs_shared
 from tests.models_fixtures import backend

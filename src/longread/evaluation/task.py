@@ -105,7 +105,11 @@ SettingsT = TypeVar("SettingsT", bound=TaskSettings)
 
 
 class Task(Protocol[InstanceT, RowT]):
-    """A benchmark as the runner sees it (example: ``benchmarks.chapterbreak.task.ChapterBreakTask``)."""
+    """A benchmark as the runner sees it (example: ``benchmarks.chapterbreak.task.ChapterBreakTask``).
+
+    A task may also declare its export: a class attribute ``exporter = "module:function"`` naming the
+    maker of its items for ``longread export`` (:mod:`longread.exportable`, imported when first used);
+    a task without one is not exported."""
 
     name: ClassVar[str]
     description: ClassVar[str]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from longread.export.items import TaskItems
+from longread.exportable.items import TaskItems
 
 LICENCES = {
     "gutenberg": "Project Gutenberg texts: public domain in the USA; the Project Gutenberg License applies "
@@ -14,10 +14,9 @@ LICENCES = {
     "pg19": "PG-19 (Project Gutenberg books before 1919): Apache-2.0 for the collection, the texts public "
     "domain in the USA",
     "ao3": "Archive of Our Own works: copyright of their authors; for research use only, do not redistribute",
-    "narrativexl": "scenes of the books the build read (see their licences: Project Gutenberg for the "
-    "bundled ones); summaries written by the model the build named",
     "plain": "plain-text books given by the user: the licence of those files",
 }
+"""Licences of the collections books come from (an export adds its own: ``TaskItems.licences``)."""
 
 
 @dataclass
@@ -131,7 +130,7 @@ def card_text(
         "## Licences of the sources",
         "",
         *(
-            f"- {name}: {LICENCES.get(name, 'unknown: check the source')}"
+            f"- {name}: {({**LICENCES, **facts.export.licences}).get(name, 'unknown: check the source')}"
             for name in sorted(facts.export.collections)
         ),
         "",
@@ -154,8 +153,7 @@ def card_text(
 
 def _intro(facts: ExportFacts) -> str:
     generate = facts.export.output_type == "generate_until"
-    what = "document(s)" if generate or facts.task.startswith("muld/") else "book(s)"
-    source = f"Exported by longread from {facts.export.books} {what} ({_collections(facts)})."
+    source = f"Exported by longread from {facts.export.books} {facts.export.unit} ({_collections(facts)})."
     if generate:
         return (
             f"{source} One prompt per instance, fitted to a model window of the config's length in the "

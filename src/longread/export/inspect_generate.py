@@ -1,6 +1,6 @@
-"""An inspect_ai task file for a MuLD generation export: ``generate()`` and longread's text metrics.
+"""An inspect_ai task file for a generation export (``generate_until`` items): ``generate()`` and longread's text metrics.
 
-    inspect eval DIR/longread_muld_vlsp.py --model openai-api/NAME/MODEL --model-base-url URL/v1
+    inspect eval DIR/longread_TASK.py --model openai-api/NAME/MODEL --model-base-url URL/v1
 
 Each sample's input is the exported prompt, fitted to the model's window as longread fits it. longread
 gives a model that prompt as plain text; a chat provider wraps it in the model's chat template, which
@@ -72,10 +72,10 @@ def _bleu(order):
 @scorer(metrics=[{{"rouge_l": [mean()], "meteor": [mean()], "token_f1": [mean()]}}, _bleu(1), _bleu(4)])
 def longread_text_scores():
     async def score(state: TaskState, target: Target) -> Score:
-        from longread.benchmarks.muld.tasks.text_scores import score_text
+        from {scores_module} import {scores_function}
 
         prediction = state.output.completion.strip()
-        scores = score_text(prediction, list(target.target))
+        scores = {scores_function}(prediction, list(target.target))
         stats = scores.pop("bleu_stats")
         return Score(value=scores, answer=prediction, metadata={{"bleu_stats": stats}})
 
@@ -112,7 +112,10 @@ def write_inspect_generate(
     write_jsonl(rows, data)
     stops = _stops(rows)
     max_tokens = max(row["max_new_tokens"] for row in rows)
+    scores_module, _, scores_function = facts.export.text_scores.partition(":")
     text = TASK_FILE.format(
+        scores_module=scores_module,
+        scores_function=scores_function,
         task=facts.task,
         command=facts.provenance,
         window=window,

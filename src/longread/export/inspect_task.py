@@ -1,6 +1,6 @@
 """An inspect_ai task file over the exported JSONL: ``multiple_choice()`` solver, ``choice()`` scorer.
 
-    inspect eval DIR/longread_chapterbreak.py -T prefix_length=2048 --model vllm/… (or hf/…)
+    inspect eval DIR/longread_TASK.py -T prefix_length=2048 --model vllm/… (or hf/…)
 
 inspect asks the model to answer with a letter and scores the generated letter:
 a different metric from longread's and lm-eval's log-likelihood ranking. The

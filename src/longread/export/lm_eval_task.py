@@ -1,7 +1,7 @@
 """An lm-evaluation-harness task folder: one ``multiple_choice`` task per prefix length and a group.
 
     lm_eval --model hf --model_args pretrained=MODEL_FOLDER --include_path DIR \\
-        --tasks longread_chapterbreak_2048        # or the group: longread_chapterbreak
+        --tasks longread_TASK_2048        # or the group: longread_TASK
 
 The data sit beside the YAML (``data/*.jsonl``) and ``utils.py`` loads them with
 ``datasets`` — no hub. The request lm-eval forms is longread's: the context is the
@@ -53,9 +53,9 @@ UTILS_TEXT = '''
 
 def process_results_text(doc, results):
     """longread's own text metrics (needs longread installed): the prediction stripped, as longread's."""
-    from longread.benchmarks.muld.tasks.text_scores import score_text
+    from {module} import {function}
 
-    scores = score_text(results[0].strip(), doc["references"])
+    scores = {function}(results[0].strip(), doc["references"])
     stats = scores.pop("bleu_stats")
     return {**scores, "bleu1": stats, "bleu4": stats}
 
@@ -208,7 +208,9 @@ def _write_generate(out: Path, items: dict[int, list[dict[str, Any]]], facts: Ex
     write_jsonl(rows, out / data_file)
     yaml = out / f"{task_name(facts.task)}.yaml"
     yaml.write_text(_generate_yaml(facts, rows, data_file), encoding="utf-8")
-    (out / "utils.py").write_text(UTILS + UTILS_TEXT, encoding="utf-8")
+    module, _, function = facts.export.text_scores.partition(":")
+    utils = UTILS + UTILS_TEXT.replace("{module}", module).replace("{function}", function)
+    (out / "utils.py").write_text(utils, encoding="utf-8")
     return [out / data_file, yaml, out / "utils.py"]
 
 

@@ -152,6 +152,8 @@ class ChapterBreakTask:
     x_axis: ClassVar[XAxis] = XAxis("prefix_length", "prefix length (tokens)", "log2")
     primary_metric: ClassVar[str] = "accuracy"
     report_extras: ClassVar[tuple[str, ...]] = ("truncated_prefix",)
+    exporter: ClassVar[str] = "longread.benchmarks.chapterbreak.export:export_items"
+    """``longread export chapterbreak`` (:mod:`longread.exportable`)."""
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else ChapterBreakSettings()

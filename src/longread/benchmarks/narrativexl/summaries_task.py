@@ -104,6 +104,7 @@ class SummariesTask:
     x_axis: ClassVar[XAxis] = XAxis("candidates", "summaries to choose from", "linear")
     primary_metric: ClassVar[str] = "accuracy"
     report_extras: ClassVar[tuple[str, ...]] = ("ties",)
+    exporter: ClassVar[str] = "longread.benchmarks.narrativexl.export_summaries:export_items"
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else SummariesSettings()

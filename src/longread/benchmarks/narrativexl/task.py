@@ -90,6 +90,7 @@ class NarrativeXLTask:
     x_axis: ClassVar[XAxis] = XAxis("retention_bucket", "retention demand (scenes ago, bucketed)", "category")
     primary_metric: ClassVar[str] = "accuracy"
     report_extras: ClassVar[tuple[str, ...]] = ("none_is_answer", "predicted_none", "window_cut")
+    exporter: ClassVar[str] = "longread.benchmarks.narrativexl.export_readalong:export_items"
     report_group_by: ClassVar[tuple[str, ...]] = ("question_type",)
     """Accuracy by decoy kind (lookahead / change / otherbook) side by side in the report."""
 

@@ -84,6 +84,7 @@ class ArchetypeTask(MuldTaskBase):
     )
     primary_metric: ClassVar[str] = "macro_f1"
     report_extras: ClassVar[tuple[str, ...]] = ("no_mention",)
+    exporter: ClassVar[str] = "longread.benchmarks.muld.export.archetype:export_items"
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else ArchetypeSettings()

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
-from longread.benchmarks.muld.exported import INSTANCES_PATH, load_exported_records
+from longread.benchmarks.muld.exported import INSTANCES_PATH, load_exported_records, record_row
 from longread.benchmarks.muld.names import LENGTH_TOKENIZER, full_name
 from longread.benchmarks.muld.records import MuldRecord, RecordProblem, read_records
 from longread.benchmarks.muld.tasks.inputs import MuldInstance, to_instance
@@ -108,6 +108,7 @@ class MuldTaskBase:
         self._files: list[str] = []
         self._split_rules: dict[str, int] = {}
         self._doc_tokens: dict[str, int] = {}
+        self._records: dict[str, dict[str, Any]] | None = None
 
     # -- data ----------------------------------------------------------------------------
 
@@ -142,7 +143,19 @@ class MuldTaskBase:
             seen[parsed.id] = place
             self._split_rules[parsed.split_rule] = self._split_rules.get(parsed.split_rule, 0) + 1
             instances.append(parsed)
+            if self._records is not None and not isinstance(record, RecordProblem):
+                self._records[parsed.id] = record_row(parsed.id, str(path), line, record)
         return instances
+
+    def load_with_records(self, data: Path) -> tuple[list[MuldInstance], list[dict[str, Any]]]:
+        """:meth:`load`, and each instance's record as it was read (the hf export's ``longread_instances``
+        rows, so that ``longread eval TASK --data DIR`` reads the same instances back), in one read."""
+        self._records = {}
+        try:
+            instances = self.load(data)
+            return instances, [self._records[instance.id] for instance in instances]
+        finally:
+            self._records = None
 
     def input_problems(self) -> list[str]:
         return [str(problem) for problem in self._problems]

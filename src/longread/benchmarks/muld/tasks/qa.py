@@ -98,6 +98,7 @@ class QATask(MuldTaskBase):
     request_kinds: ClassVar[tuple[str, ...]] = (GENERATE,)
     primary_metric: ClassVar[str] = "rouge_l"
     report_extras: ClassVar[tuple[str, ...]] = ("evidence_read",)
+    exporter: ClassVar[str] = "longread.benchmarks.muld.export.generate:export_items"
     report_group_by: ClassVar[tuple[str, ...]] = ("evidence_bucket",)
 
     def __init__(self, settings: TaskSettings | None = None) -> None:

@@ -95,6 +95,7 @@ class StyleChangeTask(MuldTaskBase):
     request_kinds: ClassVar[tuple[str, ...]] = (PAIR_SCORES,)
     primary_metric: ClassVar[str] = "pan_f1"
     report_extras: ClassVar[tuple[str, ...]] = ()
+    exporter: ClassVar[str] = "longread.benchmarks.muld.export.style:export_items"
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else StyleChangeSettings()

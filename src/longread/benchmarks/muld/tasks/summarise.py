@@ -84,6 +84,7 @@ class SummariseTask(MuldTaskBase):
     request_kinds: ClassVar[tuple[str, ...]] = (GENERATE,)
     primary_metric: ClassVar[str] = "rouge_l"
     report_extras: ClassVar[tuple[str, ...]] = ()
+    exporter: ClassVar[str] = "longread.benchmarks.muld.export.generate:export_items"
 
     def __init__(self, settings: TaskSettings | None = None) -> None:
         chosen = settings if settings is not None else SummariseSettings()

@@ -22,19 +22,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from longread.benchmarks.narrativexl.export_summaries import CITATION, LICENCE, WHOLE, build_files
 from longread.benchmarks.narrativexl.exported import INSTANCES_CONFIG, book_record
+from longread.benchmarks.narrativexl.load import load_reading_books
 from longread.benchmarks.narrativexl.schema import ReadAlongQuestion, ReadingBook
 from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeXLTask, retention_bucket
 from longread.errors import BadInputError, LongreadError
-from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, count, cut_fields
-from longread.export.narrativexl_summaries import CITATION, WHOLE
-from longread.export.settings import ResolvedSettings
+from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable.cuts import cut_context, cut_continuation
+from longread.exportable.settings import ResolvedSettings, resolve_settings
 from longread.models.requests import LOGLIKELIHOOD, LoglikelihoodRequest
 from longread.progress import Progress
 from longread.text.tokenizers import NamedTokenizer
 
 TASK = "narrativexl"
+READALONG_PREFIX_LENGTHS = (1024, 4096, 16384)
+"""Default prefix lengths of the NarrativeXL read-along export (tokens of the book read so far + prompt)."""
 SCORING_RULE = (
     "the true option is the LAST choice; acc ranks by summed log-prob, acc_mean by mean log-prob per "
     "token, each taking the first highest choice, so a tie for first with the true option is wrong as in "
@@ -108,6 +111,18 @@ def _scoring_rule(settings: NarrativeXLSettings) -> str:
     return f"{SCORING_RULE}; longread's prediction (scoring={settings.scoring}) is {primary}"
 
 
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export narrativexl``: the read-along questions of a build folder (every file it holds
+    is named in the card), at the flags' lengths, else 1024, 4096 and 16384."""
+    resolved = resolve_settings(request, READALONG_PREFIX_LENGTHS)
+    reading = load_reading_books(request.data)
+    files = build_files(request)
+    built = export_readalong(
+        reading, request.tokenizer, request.tokenizer_name, resolved, request.show_progress
+    )
+    return Exported(built, files)
+
+
 def export_readalong(
     books: Sequence[ReadingBook],
     tokenizer: NamedTokenizer,
@@ -140,6 +155,7 @@ def export_readalong(
         collections={"narrativexl": len(books)},
         books=len(books),
         seeds=[None],
+        licences={"narrativexl": LICENCE},
         mean_metric=True,
         whole=(INSTANCES_CONFIG, [book_record(book) for book in books]),
         settings=resolved.given,

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from longread.benchmarks.muld.export.generate import CITATION, load_instances, model_encoder
 from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.benchmarks.muld.tasks.archetype import LABELS, canonical_label
 from longread.errors import BadInputError, LongreadError
-from longread.export.cuts import cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, cut_fields
-from longread.export.muld import CITATION, instance_rows, load_instances
+from longread.exportable import CutCounts, Exported, ExportRequest, TaskItems, cut_fields
+from longread.exportable.cuts import cut_context, cut_continuation
 from longread.models.requests import LOGLIKELIHOOD, LoglikelihoodRequest
 from longread.text.tokenizers import NamedTokenizer
 
@@ -64,6 +64,18 @@ def macro_f1(pairs):
 LM_EVAL_METRICS = (("acc", "mean"), ("macro_f1", "!function utils.macro_f1"))
 
 
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export muld/character-archetype``: contexts cut for the window (``--max-length``) in
+    the evaluated model's own tokenizer (room for its start token when it has one)."""
+    has_start = model_encoder(request).start_token_id is not None
+    assert request.max_length is not None
+    settings = dict(request.settings)
+    built = export_archetype(
+        request.data, request.tokenizer, request.tokenizer_name, request.max_length, has_start, settings
+    )
+    return Exported(built, request.files)
+
+
 def export_archetype(
     data: Path,
     tokenizer: NamedTokenizer,
@@ -77,7 +89,7 @@ def export_archetype(
         raise LongreadError(
             f"{TASK} is exported by log-likelihood (multiple choice) only; -o method=generate is not exported"
         )
-    task, instances = load_instances(TASK, dict(settings), data)
+    task, instances, whole = load_instances(TASK, dict(settings), data)
     counts, rows = CutCounts(), []
     for instance in instances:
         (sample,) = task.samples(instance)
@@ -122,8 +134,9 @@ def export_archetype(
         collections={"muld": len(instances)},
         books=len(instances),
         seeds=[None],
+        unit="document(s)",
         items={max_length: rows},
-        whole=(INSTANCES_CONFIG, instance_rows(task, data, instances)),
+        whole=(INSTANCES_CONFIG, whole),
         counts={max_length: counts},
         settings=dict(settings),
         lm_eval_metrics=LM_EVAL_METRICS,

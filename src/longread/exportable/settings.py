@@ -16,14 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
-
-SUMMARY_PREFIX_LENGTHS = (256, 1024, 4096)
-"""Default scene budgets of the NarrativeXL summaries export (tokens of scene + prompt)."""
-READALONG_PREFIX_LENGTHS = (1024, 4096, 16384)
-"""Default prefix lengths of the NarrativeXL read-along export (tokens of the book read so far + prompt)."""
+from longread.exportable.request import ExportRequest
 
 
 @dataclass(frozen=True)
@@ -45,24 +40,22 @@ def _agree(name: str, flag: object, setting: object, given: Mapping[str, str]) -
 
 
 def resolve_settings(
-    task: str,
-    prefix_lengths: tuple[int, ...] | None,
-    suffix_tokens: int | None,
-    settings: tuple[tuple[str, str], ...],
+    request: ExportRequest, default_lengths: tuple[int, ...], *, task_lengths: bool = False
 ) -> ResolvedSettings:
-    """The lengths and settings ``task`` is exported with (flags first, then ``-o``, then the defaults)."""
-    given = dict(settings)
-    chosen: Any = make_task(task, given).settings
-    if task == "chapterbreak":
-        lengths = tuple(sorted(set(prefix_lengths))) if prefix_lengths is not None else None
-        _agree("prefix_lengths", lengths, chosen.prefix_lengths, given)
-        _agree("suffix_tokens", suffix_tokens, chosen.suffix_tokens, given)
-        return ResolvedSettings(
-            lengths or chosen.prefix_lengths or DEFAULT_PREFIX_LENGTHS,
-            suffix_tokens if suffix_tokens is not None else chosen.suffix_tokens,
-            chosen,
-            given,
-        )
-    if task == "narrativexl":
-        return ResolvedSettings(prefix_lengths or READALONG_PREFIX_LENGTHS, None, chosen, given)
-    return ResolvedSettings(prefix_lengths or SUMMARY_PREFIX_LENGTHS, None, chosen, given)
+    """The lengths and settings ``request.task`` is exported with: the flags first, then ``-o``, then
+    ``default_lengths``. With ``task_lengths`` the task has ``prefix_lengths`` and ``suffix_tokens``
+    settings of its own (ChapterBreak): a flag must agree with them, and they come before the default."""
+    given = dict(request.settings)
+    chosen: Any = make_task(request.task, given).settings
+    if not task_lengths:
+        return ResolvedSettings(request.prefix_lengths or default_lengths, None, chosen, given)
+    flags = request.prefix_lengths
+    lengths = tuple(sorted(set(flags))) if flags is not None else None
+    _agree("prefix_lengths", lengths, chosen.prefix_lengths, given)
+    _agree("suffix_tokens", request.suffix_tokens, chosen.suffix_tokens, given)
+    return ResolvedSettings(
+        lengths or chosen.prefix_lengths or default_lengths,
+        request.suffix_tokens if request.suffix_tokens is not None else chosen.suffix_tokens,
+        chosen,
+        given,
+    )

@@ -13,19 +13,23 @@ every choice's token count and the lm-eval task reports ``acc_mean`` beside ``ac
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.narrativexl.exported import INSTANCES_CONFIG, book_record
+from longread.benchmarks.narrativexl.load import load_book_summaries
 from longread.benchmarks.narrativexl.schema import BookSummaries
 from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, SummariesTask, askable
 from longread.errors import BadInputError
-from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, count, cut_fields
-from longread.export.settings import ResolvedSettings
+from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable.cuts import cut_context, cut_continuation
+from longread.exportable.settings import ResolvedSettings, resolve_settings
 from longread.models.requests import LOGLIKELIHOOD
 from longread.progress import Progress
 from longread.text.tokenizers import NamedTokenizer
 
+SUMMARY_PREFIX_LENGTHS = (256, 1024, 4096)
+"""Default scene budgets of the NarrativeXL summaries export (tokens of scene + prompt)."""
 WHOLE = 1 << 30
 """A continuation budget no summary reaches: summaries are scored whole."""
 CITATION = """@article{moskvichev2023narrativexl,
@@ -34,6 +38,11 @@ CITATION = """@article{moskvichev2023narrativexl,
     journal = {arXiv preprint arXiv:2305.13877},
     year = {2023},
 }"""
+LICENCE = (
+    "scenes of the books the build read (see their licences: Project Gutenberg for the bundled ones); "
+    "summaries written by the model the build named"
+)
+"""The card's licence line for the ``narrativexl`` collection."""
 SCORING_RULE = (
     "the true summary is the LAST choice; acc ranks by summed log-prob, acc_mean by mean log-prob per "
     "token (longread's default), each taking the first highest choice, so a tie with the true summary "
@@ -80,6 +89,24 @@ def _scoring_rule(settings: SummariesSettings, skipped: int) -> str:
     )
 
 
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export narrativexl-summaries``: the books' summaries of a build folder (every file it
+    holds is named in the card), at the flags' lengths, else 256, 1024 and 4096."""
+    resolved = resolve_settings(request, SUMMARY_PREFIX_LENGTHS)
+    books = load_book_summaries(request.data)
+    files = build_files(request)
+    built = export_summaries(
+        books, request.tokenizer, request.tokenizer_name, resolved, request.show_progress
+    )
+    return Exported(built, files)
+
+
+def build_files(request: ExportRequest) -> list[Path]:
+    """The files a NarrativeXL export reads: every file of a build folder, else the data file."""
+    data = request.data
+    return sorted(path for path in data.rglob("*") if path.is_file()) if data.is_dir() else request.files
+
+
 def export_summaries(
     books: Sequence[BookSummaries],
     tokenizer: NamedTokenizer,
@@ -109,6 +136,7 @@ def export_summaries(
         collections={"narrativexl": len(books)},
         books=len(books),
         seeds=[None],
+        licences={"narrativexl": LICENCE},
         mean_metric=True,
         whole=(INSTANCES_CONFIG, [book_record(book) for book in books]),
         settings=resolved.given,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from longread.export.cuts import Cut
+from longread.exportable.cuts import Cut
 
 
 @dataclass
@@ -59,6 +59,13 @@ class TaskItems:
     """The ``utils.py`` function that turns one item's log-probs into ``lm_eval_metrics``' values."""
     lm_eval_utils: str = ""
     """Python appended to the lm-eval task's ``utils.py`` (the functions the two fields above name)."""
+    text_scores: str = ""
+    """``module:function`` scoring a generated text against the references (``generate_until`` items):
+    the lm-eval and inspect task files import it, so their scores are longread's own."""
+    unit: str = "book(s)"
+    """What the instances were made from, as the card counts them (``book(s)``, ``document(s)``)."""
+    licences: dict[str, str] = field(default_factory=dict)
+    """Licences of collections the card does not know (collection → text)."""
 
 
 def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:

@@ -3,7 +3,7 @@
 The context is the prefix cut from the left to N tokens, the choices are the
 candidates cut from the right to ``suffix_tokens`` — both in the export's
 tokenizer, at points whose text re-tokenises to exactly those tokens
-(:mod:`longread.export.cuts`). The choices are the negatives first and the gold
+(:mod:`longread.exportable.cuts`). The choices are the negatives first and the gold
 LAST: lm-eval's ``acc`` takes ``argmax`` (the first of equal values), so a tie
 between the gold and a negative is wrong there exactly as in longread's own rule.
 """
@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from longread.benchmarks.chapterbreak.exported import INSTANCES_CONFIG, instance_record
+from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.benchmarks.chapterbreak.task import TIE_RULE
+from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS, TIE_RULE
 from longread.errors import BadInputError
-from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, count, cut_fields
+from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable.cuts import cut_context, cut_continuation
+from longread.exportable.settings import resolve_settings
 from longread.progress import Progress
 from longread.text.tokenizers import NamedTokenizer
 
@@ -100,6 +102,31 @@ def _build_command(instances: Sequence[ChapterBreakInstance]) -> str:
     parts += ["--negatives", str(len(first.negatives)), "--suffix-type", first.suffix_type]
     parts += ["--negatives-from", first.negatives_from]
     return shlex.join(parts).replace("'BOOKS…'", "BOOKS…")
+
+
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export chapterbreak``: the instances of the JSONL file(s), cut at every prefix length
+    (the flags, else ``-o prefix_lengths``/``suffix_tokens``, else 256…8192 and 128)."""
+    resolved = resolve_settings(request, DEFAULT_PREFIX_LENGTHS, task_lengths=True)
+    files = request.files
+    if not files:
+        raise BadInputError(
+            request.data, "holds no *.jsonl file", "give the JSONL file `longread build` wrote"
+        )
+    if any(part.suffix not in (".jsonl", ".gz") for part in files):
+        raise BadInputError(files[0], "is not a JSONL file", "give the JSONL file `longread build` wrote")
+    instances = [instance for path in files for instance in load_instances(path)]
+    assert resolved.suffix_tokens is not None
+    built = export_chapterbreak(
+        instances,
+        request.tokenizer,
+        request.tokenizer_name,
+        resolved.prefix_lengths,
+        resolved.suffix_tokens,
+        request.show_progress,
+    )
+    built.settings = resolved.given
+    return Exported(built, files)
 
 
 def export_chapterbreak(

@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from longread.benchmarks.muld.export.generate import CITATION, load_instances
 from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.benchmarks.muld.tasks.style import paragraphs_of, truth_of
 from longread.errors import LongreadError
-from longread.export.cuts import Cut, cut_context, cut_continuation
-from longread.export.items import CutCounts, TaskItems, cut_fields
-from longread.export.muld import CITATION, instance_rows, load_instances
+from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, cut_fields
+from longread.exportable.cuts import cut_context, cut_continuation
 from longread.text.tokenizers import NamedTokenizer
 
 TASK = "muld/style-change"
@@ -118,12 +118,19 @@ def _pair(tokenizer: NamedTokenizer, first: str, second: str, budget: int) -> tu
     return context, head.tokens_original, tail.tokens_original
 
 
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export muld/style-change``: one item per paragraph boundary, in the tokenizer given."""
+    settings = dict(request.settings)
+    built = export_style_change(request.data, request.tokenizer, request.tokenizer_name, settings)
+    return Exported(built, request.files)
+
+
 def export_style_change(
     data: Path, tokenizer: NamedTokenizer, tokenizer_name: str, settings: Mapping[str, str]
 ) -> TaskItems:
     """One item per boundary of every readable document; the problems of the data are an error."""
     budget = _budget(settings)
-    task, instances = load_instances(TASK, {}, data)
+    _, instances, whole = load_instances(TASK, {}, data)
     counts, rows, single = CutCounts(), [], 0
     for instance in instances:
         changes = [int(change) for change in truth_of(instance)["changes"]]
@@ -162,8 +169,9 @@ def export_style_change(
         collections={"ao3": len(instances)},
         books=len(instances),
         seeds=[None],
+        unit="document(s)",
         items={budget: rows},
-        whole=(INSTANCES_CONFIG, instance_rows(task, data, instances)),
+        whole=(INSTANCES_CONFIG, whole),
         counts={budget: counts},
         settings=dict(settings),
         lm_eval_utils=UTILS_STYLE,

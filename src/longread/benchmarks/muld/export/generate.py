@@ -7,7 +7,7 @@ tokenizer and window (``--tokenizer``, ``--max-length``), decodes the kept docum
 prompt text per item, checking it re-tokenises to exactly longread's ids (``prompt_exact``; the items
 where it does not are counted). longread renders a document prompt as plain text (no chat template):
 the lm-eval task must be run without ``--apply_chat_template``, the inspect task asks the server for a
-verbatim template (:mod:`longread.export.inspect_generate`). The hf export also holds every record as
+verbatim template (``longread.export.inspect_generate``). The hf export also holds every record as
 read (``longread_instances``), so ``longread eval muld/TASK --data DIR`` reads the folder back.
 
 Only tasks that make one generation per instance are exported: MuLD NarrativeQA and HotpotQA (the
@@ -17,7 +17,7 @@ paper's first tokens → abstract), and OpenSubtitles, whose default baseline tr
 chunk, is exported with ``strategy=whole`` (the film's subtitles cut to the window less
 ``whole_output_tokens``, translated at once, scored against the whole reference as longread scores
 that strategy); the chunk-by-chunk baseline is not exported. Style change and character archetype are
-exported as multiple choice (:mod:`longread.export.muld_style`, :mod:`longread.export.muld_archetype`).
+exported as multiple choice (:mod:`.style`, :mod:`.archetype`).
 """
 
 from __future__ import annotations
@@ -26,13 +26,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.muld.exported import INSTANCES_CONFIG, record_row
-from longread.benchmarks.muld.records import RecordProblem
-from longread.benchmarks.muld.tasks.common import raw_records
-from longread.benchmarks.muld.tasks.inputs import to_instance
+from longread.benchmarks.muld.exported import INSTANCES_CONFIG
 from longread.errors import BadInputError, LongreadError
 from longread.evaluation.registry import make_task
-from longread.export.items import CutCounts, TaskItems
+from longread.exportable import CutCounts, Exported, ExportRequest, TaskItems
 from longread.models.hf.backend import HFTokenEncoder
 from longread.models.prompt_fit import fit_document_prompt
 from longread.models.requests import GENERATE, DocumentPrompt, GenerateRequest
@@ -63,11 +60,47 @@ DEFAULT_SETTINGS = {"muld/vlsp": {"mode": "first"}, "muld/opensubtitles": {"stra
 """Settings an export needs where the task's defaults make several generations per instance."""
 
 
-def load_instances(task_name: str, settings: dict[str, str], data: Path) -> tuple[Any, list[Any]]:
-    """(the task with these settings, its instances in ``data``); unreadable items or none at all are an
-    error naming the data (an export must not silently leave items out)."""
+def export_items(request: ExportRequest) -> Exported:
+    """``longread export muld/vlsp|narrativeqa|hotpotqa|opensubtitles``: the prompts fitted to the
+    window (``--max-length``) in the evaluated model's own tokenizer."""
+    encoder = model_encoder(request)
+    assert request.max_length is not None
+    settings = dict(request.settings)
+    return Exported(
+        export_muld(
+            request.task, request.data, encoder, request.tokenizer_name, request.max_length, settings
+        ),
+        request.files,
+    )
+
+
+def model_encoder(request: ExportRequest) -> HFTokenEncoder:
+    """The evaluated model's own tokenizer, as longread's backend encodes: a MuLD prompt is fitted to the
+    model's window token by token, so ``--max-length`` and a model tokenizer are required."""
+    from transformers import AutoTokenizer
+
+    from longread.exportable.tokenizer import model_folder
+
+    if request.max_length is None:
+        raise LongreadError(f"exporting {request.task} needs --max-length: the window of the model it is for")
+    name = request.tokenizer_name
+    if name == "gpt2" or not (name in ("smollm2", "gemma3") or name.startswith("hf:")):
+        raise LongreadError(
+            f"exporting {request.task} needs the evaluated model's own tokenizer (smollm2, gemma3 or "
+            f"hf:FOLDER), not {name!r}: the prompt is fitted to its window token by token"
+        )
+    folder = Path(name.removeprefix("hf:")) if name.startswith("hf:") else model_folder(name)
+    return HFTokenEncoder(AutoTokenizer.from_pretrained(folder, local_files_only=True))
+
+
+def load_instances(
+    task_name: str, settings: dict[str, str], data: Path
+) -> tuple[Any, list[Any], list[dict[str, Any]]]:
+    """(the task with these settings, its instances in ``data``, the records they were read from as the
+    hf export's ``longread_instances`` rows), in one read; unreadable items or none at all are an error
+    naming the data (an export must not silently leave items out)."""
     task: Any = make_task(task_name, settings)
-    instances = task.load(data)
+    instances, records = task.load_with_records(data)
     problems = task.input_problems()
     if problems:
         raise BadInputError(data, f"{len(problems)} item(s) could not be read: {problems[0]}", "fix the data")
@@ -75,22 +108,7 @@ def load_instances(task_name: str, settings: dict[str, str], data: Path) -> tupl
         raise BadInputError(
             data, f"holds no {task_name} instance", f"build some with `longread build {task_name}`"
         )
-    return task, instances
-
-
-def instance_rows(task: Any, data: Path, instances: Sequence[Any]) -> list[dict[str, Any]]:
-    """The records the instances were read from, as the hf export's ``longread_instances`` rows (so that
-    ``longread eval TASK --data DIR`` reads the same instances back), in the instances' order."""
-    wanted = {instance.id for instance in instances}
-    found: dict[str, dict[str, Any]] = {}
-    for path, line, record, _ in raw_records(data, task.name):
-        if isinstance(record, RecordProblem):
-            continue
-        parsed = to_instance(task.muld_task, record, path, line)
-        if isinstance(parsed, RecordProblem) or parsed.id not in wanted or parsed.id in found:
-            continue
-        found[parsed.id] = record_row(parsed.id, str(path), line, record)
-    return [found[instance.id] for instance in instances]
+    return task, instances, records
 
 
 def _single_request(task: Any, sample: Any) -> GenerateRequest:
@@ -141,7 +159,7 @@ def export_muld(
             "one generate_until item per film cannot do — export it with -o strategy=whole, the default "
             "of the export"
         )
-    task, instances = load_instances(task_name, chosen, data)
+    task, instances, whole = load_instances(task_name, chosen, data)
     counts = CutCounts()
     rows = []
     for instance in instances:
@@ -166,7 +184,6 @@ def export_muld(
                 "tokenizer": tokenizer_name,
             }
         )
-    whole = instance_rows(task, data, instances)
     return _task_items(task_name, tokenizer_name, max_length, chosen, rows, counts, instances, whole)
 
 
@@ -206,6 +223,8 @@ def _task_items(
         books=len(instances),
         seeds=[None],
         output_type="generate_until",
+        text_scores="longread.benchmarks.muld.tasks.text_scores:score_text",
+        unit="document(s)",
         whole=(INSTANCES_CONFIG, whole),
         items={max_length: rows},
         counts={max_length: counts},
