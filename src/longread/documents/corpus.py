@@ -10,10 +10,12 @@ holds only the sources in flight, never the corpus. Who runs the work is a
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
+import pickle
 import signal
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
@@ -37,9 +39,16 @@ class BookOutcome(Generic[T]):
     error: BadInputError | None = None
     notes: tuple[str, ...] = ()
     """What happened on the way that did not stop it (its Ray worker died and it was built again)."""
+    kept: Source | None = None
+    """With ``map_books(..., keep=True)``: the source as read (every outcome of one source holds the
+    same one), which a second ``map_books`` over :func:`kept_sources` reads without parsing again."""
 
 
 def read_source(source: Source, options: ReadOptions = ReadOptions()) -> Iterator[Book | BadInputError]:
+    if source.kept:
+        assert source.data is not None
+        items: list[Book | BadInputError] = pickle.loads(source.data)
+        return iter(items)
     if source.path is not None:
         return read_path(source.path, options)
     assert source.data is not None
@@ -50,11 +59,14 @@ def read_source(source: Source, options: ReadOptions = ReadOptions()) -> Iterato
 class _Job(Generic[T]):
     per_book: Callable[[Book], T]
     options: ReadOptions
+    keep: bool = False
 
     def __call__(self, source: Source) -> list[BookOutcome[T]]:
         outcomes: list[BookOutcome[T]] = []
+        read: list[Book | BadInputError] = []
         try:
             for item in read_source(source, self.options):
+                read.append(item)
                 if isinstance(item, BadInputError):
                     outcomes.append(BookOutcome(label=source.label, book_id=None, error=item))
                     continue
@@ -70,9 +82,15 @@ class _Job(Generic[T]):
                 except Exception as exc:  # a bug on one book must not end a corpus-wide job
                     outcomes.append(BookOutcome(source.label, item.id, error=_unexpected(source, exc)))
         except BadInputError as exc:
+            read.append(exc)
             outcomes.append(BookOutcome(label=source.label, book_id=None, error=exc))
         except Exception as exc:
-            outcomes.append(BookOutcome(label=source.label, book_id=None, error=_unexpected(source, exc)))
+            unexpected = _unexpected(source, exc)
+            read.append(unexpected)
+            outcomes.append(BookOutcome(label=source.label, book_id=None, error=unexpected))
+        if self.keep and not source.kept:
+            kept = Source(source.label, data=pickle.dumps(read, protocol=pickle.HIGHEST_PROTOCOL), kept=True)
+            outcomes = [dataclasses.replace(outcome, kept=kept) for outcome in outcomes]
         return outcomes
 
 
@@ -113,19 +131,33 @@ class LocalProcesses:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         # A worker ends with this process, however it ends (SIGKILL included): no orphaned pool.
+        # The job goes to each worker once, when it starts (not with every source: a job may carry a
+        # large table, such as ChapterBreak's out-of-book negative pool).
         with context.Pool(
-            processes=self.workers, initializer=_pool_worker_start, initargs=(os.getpid(),)
+            processes=self.workers, initializer=_pool_worker_start, initargs=(os.getpid(), job)
         ) as pool:
-            yield from pool.imap(job, sources, chunksize=1)
+            yield from pool.imap(_run_installed_job, sources, chunksize=1)
 
 
-def _pool_worker_start(parent: int) -> None:
+_installed_job: Callable[[Source], list[BookOutcome[object]]] | None = None
+"""The job of this worker process (set by :func:`_pool_worker_start`)."""
+
+
+def _pool_worker_start(parent: int, job: Callable[[Source], list[BookOutcome[object]]]) -> None:
     """In each worker: end with the parent (however it ends); leave Ctrl-C to the parent, which
-    terminates the pool; die at once on the SIGTERM of ``Pool.terminate`` (not the parent's handler)."""
+    terminates the pool; die at once on the SIGTERM of ``Pool.terminate`` (not the parent's handler);
+    keep the job every source of this pool is handed to."""
+    global _installed_job
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
     die_with(parent)
+    _installed_job = job
+
+
+def _run_installed_job(source: Source) -> list[BookOutcome[object]]:
+    assert _installed_job is not None, "the pool's initializer installs the job"
+    return _installed_job(source)
 
 
 def map_books(
@@ -134,16 +166,32 @@ def map_books(
     *,
     options: ReadOptions = ReadOptions(),
     mapper: SourceMapper = LocalProcesses(),
+    keep: bool = False,
+    sources: Iterable[Source] | None = None,
 ) -> Iterator[BookOutcome[T]]:
     """Apply ``per_book`` to every book under ``paths``; one outcome per book, in input order.
 
     ``per_book`` runs where ``mapper`` runs the work (it must be picklable: a module-level
     function or a ``functools.partial`` of one); a ``BadInputError`` it raises
     skips that book only. Whichever mapper runs it, the outcomes are the same.
+    With ``keep`` each outcome holds its source as read (``BookOutcome.kept``), so a second pass
+    over the same books (``sources=kept_sources(...)``) parses nothing again and gives the same
+    outcomes; ``sources`` replaces the walk of ``paths``.
     """
-    job: _Job[T] = _Job(per_book, options)
-    for outcomes in mapper(job, iter_sources(paths)):
+    job: _Job[T] = _Job(per_book, options, keep)
+    for outcomes in mapper(job, iter_sources(paths) if sources is None else sources):
         yield from outcomes
+
+
+def kept_sources(paths: Iterable[str | Path], kept: Mapping[str, Source | None]) -> Iterator[Source]:
+    """The sources of a second pass over ``paths``: ``kept`` maps each source label of the first pass,
+    in its order, to the source as read (``BookOutcome.kept``), or to None where it was not kept (for
+    memory); those are read again, found by walking ``paths`` once more."""
+    if all(source is not None for source in kept.values()):
+        yield from (source for source in kept.values() if source is not None)
+        return
+    for source in iter_sources(paths):
+        yield kept.get(source.label) or source
 
 
 def iter_books(

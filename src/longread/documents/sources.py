@@ -31,6 +31,9 @@ class Source:
     label: str  # what error messages and reports call it
     path: Path | None = None
     data: bytes | None = None
+    kept: bool = False
+    """``data`` is what an earlier pass read from this source (its books and errors, pickled by
+    ``documents.corpus``), read again without parsing anything (``map_books(..., keep=True)``)."""
 
 
 def is_book_file(name: str) -> bool:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from longread.benchmarks.chapterbreak.build import BuildOptions, CandidateStart, build_book, pool_entries
-from longread.documents.corpus import LocalProcesses, SourceMapper, map_books
+from longread.documents.corpus import LocalProcesses, SourceMapper, kept_sources, map_books
 from longread.documents.reader import ExcludedBook, ReadOptions
+from longread.documents.sources import Source
 from longread.errors import LongreadError
 from longread.files import atomic_writer
 from longread.progress import Progress
@@ -24,6 +25,9 @@ from longread.scaleout.ray_session import ray_session
 
 # Out-of-book negatives are drawn from a seeded reservoir of at most this many chapter starts.
 DEFAULT_POOL_SIZE = 20_000
+KEEP_BYTES = 2 << 30
+"""An out-of-book build keeps the books its first pass read (pickled, in memory) up to this many bytes
+for its second pass; books beyond it are read again. Only the time differs, never the output."""
 
 
 @dataclass
@@ -81,13 +85,23 @@ def collect_pool(
     read_options: ReadOptions,
     mapper: SourceMapper,
     pool_size: int = DEFAULT_POOL_SIZE,
+    *,
+    kept: dict[str, Source | None] | None = None,
 ) -> tuple[CandidateStart, ...]:
-    """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds)."""
+    """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds).
+
+    With ``kept`` (empty) the sources as read are put there by label, in input order, up to
+    ``KEEP_BYTES`` in all (None past it), for the second pass to read without parsing again."""
     rng = random.Random(f"longread/chapterbreak/pool/{options.seed}")
     reservoir: list[CandidateStart] = []
-    seen = 0
+    seen = kept_bytes = 0
     per_book = functools.partial(pool_entries, options=options)
-    for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper):
+    keep = kept is not None
+    for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper, keep=keep):
+        if kept is not None and outcome.label not in kept:
+            source = outcome.kept
+            kept_bytes += len(source.data or b"") if source is not None else 0
+            kept[outcome.label] = source if kept_bytes <= KEEP_BYTES else None
         for entry in outcome.result or []:
             seen += 1
             if len(reservoir) < pool_size:
@@ -121,11 +135,16 @@ def build_chapterbreak(
     report = BuildReport(out=Path(out))
     pool: tuple[CandidateStart, ...] = ()
     mapper: SourceMapper = LocalProcesses(workers) if ray is None else RayMapper(ray)
+    sources: Iterable[Source] | None = None
     with _ray_for_build(ray):
         if options.negatives_from == "out-of-book":
-            pool = collect_pool(inputs, options, read_options, mapper)
+            # Books are read once: the second pass takes them as the first read them (on this
+            # machine; a Ray cluster's nodes read them again). The pool goes to each worker once.
+            kept: dict[str, Source | None] | None = {} if ray is None else None
+            pool = collect_pool(inputs, options, read_options, mapper, kept=kept)
+            sources = None if kept is None else kept_sources(inputs, kept)
         per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
-        _write_instances(inputs, out, per_book, report, read_options, mapper, strict, show_progress)
+        _write_instances(inputs, out, per_book, report, read_options, mapper, strict, show_progress, sources)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -149,6 +168,7 @@ def _write_instances(
     mapper: SourceMapper,
     strict: bool,
     show_progress: bool,
+    sources: Iterable[Source] | None = None,
 ) -> None:
     with (
         atomic_writer(out) as fh,
@@ -159,7 +179,8 @@ def _write_instances(
             enabled=show_progress,
         ) as progress,
     ):
-        for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper):
+        outcomes = map_books(inputs, per_book, options=read_options, mapper=mapper, sources=sources)
+        for outcome in outcomes:
             report.books_read += 1
             report.worker_notes += [f"{outcome.label}: {note}" for note in outcome.notes]
             if isinstance(outcome.error, ExcludedBook):

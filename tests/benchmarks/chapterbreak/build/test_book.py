@@ -185,3 +185,47 @@ def test_gpt2_tokenizer_matches_transformers_gpt2_tokenizer() -> None:
     # offsets cover the text: each token's characters decode back to the text
     assert ours.starts[0] == 0 and ours.ends[-1] == len(text)
     assert all(ours.starts[i + 1] >= ours.starts[i] for i in range(len(ours.ids) - 1))
+
+
+@needs_shared
+def test_an_out_of_book_build_parses_each_book_once_and_writes_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second pass takes the books as the first pass read them (a missing book file and an excluded
+    book among them); with nothing kept (every book read again) and with 2 workers, the same bytes."""
+    from longread.benchmarks.chapterbreak import pipeline
+    from longread.documents import corpus
+    from longread.documents.reader import ReadOptions
+
+    books = [gutenberg_book(i) for i in (84, 2852, 1342)]
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    inputs = [*books, empty]
+    reads: list[str] = []
+    original = corpus.read_path
+
+    def counting(path: Path, options: ReadOptions = ReadOptions()) -> object:
+        reads.append(Path(path).name)
+        return original(path, options)
+
+    monkeypatch.setattr(corpus, "read_path", counting)
+    options = BuildOptions(prefix_tokens=256, negatives_from="out-of-book")
+    read_options = ReadOptions(exclude=(("2852", "remembered (test)"),))
+
+    def build(name: str, workers: int = 1) -> pipeline.BuildReport:
+        return build_chapterbreak(
+            inputs, tmp_path / name, options, read_options=read_options, workers=workers, show_progress=False
+        )
+
+    once = build("once.jsonl")
+    assert sorted(reads) == sorted(path.name for path in inputs)
+    assert [s.book_id for s in once.excluded_books] == ["2852"]
+    assert [s.label for s in once.skipped_books] == [str(empty)] and once.instances > 20
+    monkeypatch.setattr(pipeline, "KEEP_BYTES", 0)
+    reads.clear()
+    twice = build("twice.jsonl")
+    assert sorted(reads) == sorted([path.name for path in inputs] * 2)
+    assert twice.summary_lines()[2:] == once.summary_lines()[2:]
+    monkeypatch.undo()
+    build("workers.jsonl", workers=2)
+    assert _sha(tmp_path / "once.jsonl") == _sha(tmp_path / "twice.jsonl") == _sha(tmp_path / "workers.jsonl")
