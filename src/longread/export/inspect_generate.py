@@ -1,4 +1,4 @@
-"""An inspect_ai task file for a generation export (``generate_until`` items): ``generate()`` and longread's text metrics.
+"""An inspect_ai task file for ``generate_until`` items: ``generate()`` and longread's text metrics.
 
     inspect eval DIR/longread_TASK.py --model openai-api/NAME/MODEL --model-base-url URL/v1
 
