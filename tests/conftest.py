@@ -60,9 +60,10 @@ EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 
 XDIST_GROUPS = {"tests/models/served/": "vllm", "tests/scaleout/": "ray"}
 """Under ``pytest -n N`` (``--dist loadgroup``) the tests of a group run in one worker, one after another:
-the served tests share their vLLM servers (and fixed ports), the Ray tests their cluster's namespace."""
+the served tests share their vLLM servers (and fixed ports), the Ray tests their cluster's namespace.
+Every other test's group is its module (so a module fixture is made once)."""
 BROWSER_GROUP = "browser"
-"""The tests that drive Chromium share one browser in one worker."""
+"""The modules with tests that drive Chromium share one browser in one worker."""
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -76,6 +77,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     harness_modules: dict[Path, bool] = {}
     seconds = measured()
     scopes: dict[str, tuple[str, str]] = {}
+    browser_modules = {
+        item.path for item in items if EXTERNAL_FIXTURES & set(getattr(item, "fixturenames", ()))
+    }
     for item in items:
         path = Path(str(item.path))
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
@@ -88,10 +92,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if relative.startswith(EXTERNAL_FOLDERS) or uses_browser or harness_modules[path]:
             item.add_marker(pytest.mark.external)
         group = next((name for folder, name in XDIST_GROUPS.items() if relative.startswith(folder)), None)
-        group = group or (BROWSER_GROUP if uses_browser else None)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
-        scopes[item.nodeid] = (group or relative, relative)
+        # Without a shared resource a module is its own group: its module fixtures (a model, a build)
+        # are made in one worker only.
+        group = group or (BROWSER_GROUP if item.path in browser_modules else relative)
+        item.add_marker(pytest.mark.xdist_group(group))
+        scopes[item.nodeid] = (group, relative)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items[:] = slowest_first(items, scopes, seconds)
 

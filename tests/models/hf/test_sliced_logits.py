@@ -6,7 +6,13 @@ from __future__ import annotations
 import torch
 
 from longread.models.hf.loading import load_random
-from longread.models.hf.sliced_logits import LOGIT_ROWS, chosen_scores, last_hidden, slices_supported
+from longread.models.hf.sliced_logits import (
+    LOGIT_ROWS,
+    chosen_logprobs,
+    chosen_scores,
+    last_hidden,
+    slices_supported,
+)
 
 
 def _full(
@@ -34,6 +40,9 @@ def test_slices_give_the_full_forwards_log_probs_with_and_without_soft_capping()
             sliced = chosen_scores(model, last_hidden(model, input_ids=ids), targets)
             full = _full(model, ids, targets, cap)
             assert abs(sliced[0] - full[0]) <= 1e-4 * n and sliced[1] == full[1]
+            each = chosen_logprobs(model, last_hidden(model, input_ids=ids), targets)
+            assert len(each) == n and abs(sum(each) - full[0]) <= 1e-4 * n
+            assert abs(sum(each) - sliced[0]) <= 1e-9 * n  # the same float32 values, summed in float64
             greedy = model(input_ids=ids).logits[0].argmax(-1).tolist()
             if cap is None:
                 assert chosen_scores(model, last_hidden(model, input_ids=ids), greedy)[1] is True

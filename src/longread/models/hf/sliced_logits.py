@@ -13,7 +13,7 @@ through its full forward instead (:func:`slices_supported`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -37,20 +37,34 @@ def last_hidden(model: PreTrainedModel, **inputs: Any) -> torch.Tensor:
     return hidden
 
 
-def chosen_scores(model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]) -> tuple[float, bool]:
-    """Summed log-prob (float64) and greedy flag of ``targets`` after ``hidden`` [n, hidden], sliced."""
+def _logit_slices(
+    model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """(float32 log-softmax [k, vocab], chosen ids [k]), ``LOGIT_ROWS`` positions of ``hidden`` at a time."""
     head = model.get_output_embeddings()
     assert head is not None
     cap = getattr(model.config, "final_logit_softcapping", None)
     target = torch.tensor(list(targets), dtype=torch.long, device=hidden.device)
-    total = torch.zeros((), dtype=torch.float64)
-    greedy = True
     for start in range(0, len(targets), LOGIT_ROWS):
         logits = head(hidden[start : start + LOGIT_ROWS])
         if cap:
             logits = torch.tanh(logits / cap) * cap
-        logprobs = torch.log_softmax(logits.float(), dim=-1)
-        chosen = target[start : start + LOGIT_ROWS]
+        yield torch.log_softmax(logits.float(), dim=-1), target[start : start + LOGIT_ROWS]
+
+
+def chosen_scores(model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]) -> tuple[float, bool]:
+    """Summed log-prob (float64) and greedy flag of ``targets`` after ``hidden`` [n, hidden], sliced."""
+    total = torch.zeros((), dtype=torch.float64)
+    greedy = True
+    for logprobs, chosen in _logit_slices(model, hidden, targets):
         total += logprobs.gather(-1, chosen.unsqueeze(-1)).squeeze(-1).double().sum().cpu()
         greedy = greedy and bool((logprobs.argmax(dim=-1) == chosen).all())
     return float(total), greedy
+
+
+def chosen_logprobs(model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]) -> list[float]:
+    """Each of ``targets``' log-prob after ``hidden`` [n, hidden] (its first ``len(targets)`` rows)."""
+    values: list[float] = []
+    for logprobs, chosen in _logit_slices(model, hidden, targets):
+        values += logprobs.gather(-1, chosen.unsqueeze(-1)).squeeze(-1).double().tolist()
+    return values

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import torch
 from transformers import DynamicCache, PreTrainedModel
 
+from longread.models.hf.sliced_logits import chosen_logprobs, last_hidden, slices_supported
 from longread.models.requests import Progress
 
 
@@ -54,6 +55,7 @@ def long_logprobs(
     result: list[float | None] = [None] * len(ids)
     context = [0] * len(ids)
     cache = DynamicCache(config=model.config)
+    sliced = slices_supported(model)  # vocabulary logits a few positions at a time
     in_cache = 0  # text tokens in the cache
     fed_upto = 0  # ids[:fed_upto] have been read
     if head:
@@ -73,10 +75,14 @@ def long_logprobs(
             in_cache = keep
         room = min(chunk, window - in_cache, len(ids) - fed_upto)
         piece_ids = list(ids[fed_upto : fed_upto + room])
-        logits = model(input_ids=torch.tensor([piece_ids], device=device), past_key_values=cache,
-                       use_cache=True).logits[0]  # fmt: skip
+        inputs = {"input_ids": torch.tensor([piece_ids], device=device), "past_key_values": cache}
         targets = list(ids[fed_upto + 1 : fed_upto + room + 1])
-        for offset, value in enumerate(_chosen_logprobs(logits[: len(targets)], targets)):
+        values = (
+            chosen_logprobs(model, last_hidden(model, **inputs, use_cache=True), targets)
+            if sliced
+            else _chosen_logprobs(model(**inputs, use_cache=True).logits[0][: len(targets)], targets)
+        )
+        for offset, value in enumerate(values):
             result[fed_upto + 1 + offset] = value
             context[fed_upto + 1 + offset] = in_cache + offset + 1
         fed_upto += room
@@ -104,6 +110,7 @@ def short_logprobs(
     device = _device(model)
     head = [] if start_token is None else [start_token]
     result: list[float | None] = [None] * len(ids)
+    sliced = slices_supported(model)  # vocabulary logits a few positions at a time
     blocks = list(range(short, len(ids), stride))
     # Whole windows (all of length K) go through the model a batch at a time; a last, shorter block alone.
     for first_block in range(0, len(blocks), batch):
@@ -115,11 +122,18 @@ def short_logprobs(
                 continue
             ends = [b + min(stride, len(ids) - b) - 1 for b in chosen]  # one past each window's last token
             windows = [head + list(ids[end - short : end]) for end in ends]
-            logits = model(input_ids=torch.tensor(windows, device=device)).logits
+            batch_ids = torch.tensor(windows, device=device)
+            outputs = (
+                model.base_model(input_ids=batch_ids).last_hidden_state
+                if sliced
+                else model(input_ids=batch_ids).logits
+            )
             for row, b in enumerate(chosen):
                 targets = list(ids[b : b + stride])
-                first = len(head) + short - len(targets)  # the logits row that predicts ids[b]
-                for offset, value in enumerate(_chosen_logprobs(logits[row, first:], targets)):
+                first = len(head) + short - len(targets)  # the row that predicts ids[b]
+                rows = outputs[row, first:]
+                values = chosen_logprobs(model, rows, targets) if sliced else _chosen_logprobs(rows, targets)
+                for offset, value in enumerate(values):
                     result[b + offset] = value
             if progress is not None:
                 progress(sum(len(window) for window in windows))
