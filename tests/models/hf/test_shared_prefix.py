@@ -131,23 +131,40 @@ def test_any_token_ids_any_settings(
         assert a.is_greedy == b.is_greedy
 
 
-def test_no_vocabulary_logits_at_prefix_positions() -> None:
-    """The output layer sees only the continuation positions, never the prefix, and at most LOGIT_ROWS
-    positions at once (the vocabulary logits of a whole candidate never exist together)."""
-    from longread.models.hf.sliced_logits import LOGIT_ROWS
+def test_no_vocabulary_logits_at_prefix_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output layer sees only the continuation positions, never the prefix, and at most
+    LOGIT_ELEMENTS of its logits exist at once (a slice of the vocabulary for every position)."""
+    from longread.models.hf import sliced_logits
 
+    budget = 2_000  # a few slices of the vocabulary per continuation
+    monkeypatch.setattr(sliced_logits, "LOGIT_ELEMENTS", budget)
     model = tuned("random:llama").model
-    rows: list[int] = []
     head = model.get_output_embeddings()  # type: ignore[no-untyped-call]
-    assert isinstance(head, torch.nn.Module)
-    handle = head.register_forward_hook(lambda _m, _i, out: rows.append(out.shape[:-1].numel()))
+    assert isinstance(head, torch.nn.Linear)
+    storage = head.weight.untyped_storage().data_ptr()
+    whole: list[int] = []
+    handle = head.register_forward_hook(lambda _m, _i, out: whole.append(out.shape[:-1].numel()))
+    linear = torch.nn.functional.linear
+    slices: list[tuple[int, int]] = []
+
+    def watched(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+        out = linear(x, weight, bias)
+        if weight.untyped_storage().data_ptr() == storage:
+            slices.append((x.shape[:-1].numel(), weight.shape[0]))
+        return out
+
+    monkeypatch.setattr(torch.nn.functional, "linear", watched)
     try:
         continuations = [[5] * 40, [6] * 3, [7]]
         score_group_shared(model, list(range(1000, 1500)), continuations, prefill_chunk=64, batch_size=8)
     finally:
         handle.remove()
-    assert sum(rows) == 40 + 3 + 1  # one packed forward; the 500 prefix tokens produced no logits
-    assert max(rows) <= LOGIT_ROWS
+    assert whole == []  # the head never ran whole: the 500 prefix tokens produced no logits
+    vocab = head.weight.shape[0]
+    for n in (40, 3, 1):  # each continuation's positions, every slice of the vocabulary once
+        assert sum(width for rows, width in slices if rows == n) == vocab
+    assert {rows for rows, _ in slices} == {40, 3, 1} and len(slices) > 3
+    assert max(rows * width for rows, width in slices) <= budget
 
 
 def test_progress_counts_tokens() -> None:

@@ -3,9 +3,10 @@
 A forward of a causal LM returns logits for every position fed: for the 6 × 128 candidate tokens of a
 ChapterBreak instance under Gemma 3 (262,144-entry vocabulary) that is 0.8 GB of float32, twice over once
 log-softmaxed — more than reading the 32K-token prefix takes. Here the decoder gives the hidden states,
-and the output layer (with the model's final logit soft-capping, where its config has one) runs on
-``LOGIT_ROWS`` positions at a time; only each position's chosen-token log-prob and whether it was the
-argmax are kept. The log-probs equal the full forward's to float rounding.
+and the output layer (with the model's final logit soft-capping, where its config has one) runs on a
+slice of the vocabulary at a time for every position (``LOGIT_ELEMENTS`` logits at most), with a running
+log-sum-exp; only each position's chosen-token log-prob and whether it was the argmax are kept. The
+log-probs equal the full forward's to float rounding.
 
 A model whose head does more than a linear layer and soft-capping (a logit scale, a multiplier) is read
 through its full forward instead (:func:`slices_supported`).
@@ -19,8 +20,8 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel
 
-LOGIT_ROWS = 32
-"""Positions whose vocabulary logits exist at once."""
+LOGIT_ELEMENTS = 4 << 20
+"""Most vocabulary logits that exist at once (16 MB of float32): positions × a slice of the vocabulary."""
 _UNSUPPORTED_CONFIG = ("logit_scale", "logits_scaling", "output_multiplier_scale")
 
 
@@ -40,31 +41,57 @@ def last_hidden(model: PreTrainedModel, **inputs: Any) -> torch.Tensor:
 def _logit_slices(
     model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """(float32 log-softmax [k, vocab], chosen ids [k]), ``LOGIT_ROWS`` positions of ``hidden`` at a time."""
+    """(float32 log-probs of the chosen tokens [k], were they the argmax [k]) for the positions of
+    ``hidden``. The output layer runs on a slice of the vocabulary at a time (at most ``LOGIT_ELEMENTS``
+    logits exist at once), so its weights are read once for all positions; the log-sum-exp runs over
+    the slices (each max-shifted, as ``log_softmax`` is), the chosen logit and the argmax are kept."""
     head = model.get_output_embeddings()
-    assert head is not None
+    assert isinstance(head, torch.nn.Linear)
     cap = getattr(model.config, "final_logit_softcapping", None)
+    n = len(targets)
     target = torch.tensor(list(targets), dtype=torch.long, device=hidden.device)
-    for start in range(0, len(targets), LOGIT_ROWS):
-        logits = head(hidden[start : start + LOGIT_ROWS])
+    rows = hidden[:n]
+    width = max(1, LOGIT_ELEMENTS // max(1, n))
+    vocab = head.weight.shape[0]
+    picked = torch.zeros(n, dtype=torch.float32, device=hidden.device)
+    best = torch.full((n,), -torch.inf, dtype=torch.float32, device=hidden.device)
+    best_id = torch.zeros(n, dtype=torch.long, device=hidden.device)
+    top = torch.full((n,), -torch.inf, dtype=torch.float32, device=hidden.device)
+    total = torch.zeros(n, dtype=torch.float64, device=hidden.device)
+    for first in range(0, vocab, width):
+        bias = None if head.bias is None else head.bias[first : first + width]
+        logits = torch.nn.functional.linear(rows, head.weight[first : first + width], bias).float()
         if cap:
-            logits = torch.tanh(logits / cap) * cap
-        yield torch.log_softmax(logits.float(), dim=-1), target[start : start + LOGIT_ROWS]
+            logits = logits.div_(cap).tanh_().mul_(cap)
+        inside = (target >= first) & (target < first + logits.shape[1])
+        if bool(inside.any()):
+            where = inside.nonzero().squeeze(-1)
+            picked[where] = logits[where, target[where] - first]
+        slice_best, slice_id = logits.max(dim=-1)
+        better = slice_best > best  # the first of equal values wins, as argmax
+        best = torch.where(better, slice_best, best)
+        best_id = torch.where(better, slice_id + first, best_id)
+        shift = torch.maximum(top, slice_best)
+        total = (
+            total * torch.exp(top - shift).double() + logits.sub_(shift.unsqueeze(-1)).exp_().sum(-1).double()
+        )
+        top = shift
+    yield picked - (top + total.log().float()), best_id == target
 
 
 def chosen_scores(model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]) -> tuple[float, bool]:
     """Summed log-prob (float64) and greedy flag of ``targets`` after ``hidden`` [n, hidden], sliced."""
     total = torch.zeros((), dtype=torch.float64)
     greedy = True
-    for logprobs, chosen in _logit_slices(model, hidden, targets):
-        total += logprobs.gather(-1, chosen.unsqueeze(-1)).squeeze(-1).double().sum().cpu()
-        greedy = greedy and bool((logprobs.argmax(dim=-1) == chosen).all())
+    for logprobs, best in _logit_slices(model, hidden, targets):
+        total += logprobs.double().sum().cpu()
+        greedy = greedy and bool(best.all())
     return float(total), greedy
 
 
 def chosen_logprobs(model: PreTrainedModel, hidden: torch.Tensor, targets: Sequence[int]) -> list[float]:
     """Each of ``targets``' log-prob after ``hidden`` [n, hidden] (its first ``len(targets)`` rows)."""
     values: list[float] = []
-    for logprobs, chosen in _logit_slices(model, hidden, targets):
-        values += logprobs.gather(-1, chosen.unsqueeze(-1)).squeeze(-1).double().tolist()
+    for logprobs, _ in _logit_slices(model, hidden, targets):
+        values += logprobs.double().tolist()
     return values
