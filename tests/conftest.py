@@ -115,3 +115,17 @@ def slowest_first(
         first.setdefault(scope, index)
     weight = {scope: sum(seconds.get(module, 0.0) for module in names) for scope, names in modules.items()}
     return sorted(items, key=lambda item: (-weight[scopes[item.nodeid][0]], first[scopes[item.nodeid][0]]))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under ``--dist loadgroup`` every test must carry its group in its node id (xdist's way of keeping
+    a group in one worker); a pytest / pytest-xdist pair that drops it would run the served tests in two
+    workers at once, so the run stops here instead."""
+    if not (os.environ.get("PYTEST_XDIST_WORKER") and session.config.getvalue("loadgroup")):
+        return
+    ungrouped = [item.nodeid for item in session.items if "@" not in item.nodeid]
+    if ungrouped:
+        raise pytest.UsageError(
+            f"pytest-xdist did not apply the test groups ({ungrouped[0]} has none) with pytest "
+            f"{pytest.__version__}: install the versions pyproject.toml names (make test does)"
+        )
