@@ -113,3 +113,23 @@ def test_a_task_declared_outside_exports_to_every_target(words_task: None, tmp_p
     assert items[0]["context_tokens"] == 4 and items[0]["context_tokens_original"] == 11
     assert items[1]["context_tokens"] == 4 and items[1]["context"] == "She opened the letter"
     assert (tmp_path / "inspect" / "longread_tests_words.py").is_file()
+
+
+def test_a_muld_export_reads_its_data_once(
+    style_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The instances and the records the hf export keeps beside them come from one read of the file."""
+    from longread.benchmarks.muld.tasks import common
+
+    reads: list[Path] = []
+    original = common.read_records
+
+    def counting(path: Path) -> object:
+        reads.append(path)
+        return original(path)
+
+    monkeypatch.setattr(common, "read_records", counting)
+    export_task("muld/style-change", style_data, "hf", tmp_path / "hf", ExportOptions("gpt2"))
+    assert reads == [style_data]
+    manifest = json.loads((tmp_path / "hf" / "longread_export.json").read_text())
+    assert manifest["task"] == "muld/style-change"
