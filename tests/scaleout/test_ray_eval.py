@@ -20,7 +20,7 @@ from tests.helpers import REPO_ROOT, gutenberg_book, require_ray, run_in_own_net
 
 ROOT = REPO_ROOT
 INSTANCES = 6
-CHILD_DEADLINE_S = 150
+CHILD_DEADLINE_S = 900
 
 
 @pytest.fixture(scope="module")
