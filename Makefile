@@ -94,25 +94,21 @@ docs-cli: install
 # the run, however the run ends — `timeout`, Ctrl-C or SIGKILL of make included. The ten slowest tests
 # are printed at the end.
 GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
-# One pytest worker per core (at most 4: each loads its own models). Tests that share a vLLM server, a Ray
-# cluster or a browser run in one worker (loadgroup); the slowest modules go out first
-# (tests/module_seconds.txt, in that order: --no-loadscope-reorder). PARALLEL= runs in one process.
 DURATIONS ?= 10
-PARALLEL ?= -n auto --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
 
 test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck docs
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q $(PARALLEL) --durations=$(DURATIONS)
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q --durations=$(DURATIONS)
 
 # The contributor's loop: lint, types, import contracts, the docs and every test that starts no server,
 # cluster, browser or external harness (marked `external`) and is not slow (`tests/module_seconds.txt`);
 # `make test` runs them all. Needs a venv from `make test` (or `make install` and the test extras).
 check: install $(TEST_STAMP) lint typecheck docs
-	$(GUARDED) $(BIN)/python -m pytest -q $(PARALLEL) -m "not external and not slow" --durations=10
+	$(GUARDED) $(BIN)/python -m pytest -q -m "not external and not slow" --durations=10
 
-# tests/module_seconds.txt from this machine's timings of the whole suite: the order work goes out in
-# under -n, and modules of 5 s or more go to `make test` only.
+# tests/module_seconds.txt from this machine's timings of the whole suite: modules of 5 s or more go to
+# `make test` only.
 module-seconds: install $(TEST_STAMP) $(VLLM_STAMP)
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q $(PARALLEL) \
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q \
 	  --durations=0 --durations-min=0 -p no:cacheprovider | $(BIN)/python tests/module_seconds.py
 
 clean:

@@ -1,11 +1,10 @@
 """Seconds per test module on this machine (``tests/module_seconds.txt``, ``make module-seconds``).
 
-The measurement does two things: a module of ``SLOW_SECONDS`` or more is marked ``slow`` (``make check``
-leaves it to ``make test``), and under ``pytest -n N`` the slowest work goes out first, so that no worker
-is left alone with a long module at the end. The file is kept in the repository and made again when the
-suite changes; a module it does not list counts as fast.
+A module of ``SLOW_SECONDS`` or more is marked ``slow``: ``make check`` leaves it to ``make test``. The
+file is kept in the repository and made again when the suite changes; a module it does not list counts
+as fast.
 
-    python -m pytest -n 2 --durations=0 --durations-min=0 -q | python tests/module_seconds.py
+    python -m pytest --durations=0 --durations-min=0 -q | python tests/module_seconds.py
 """
 
 from __future__ import annotations

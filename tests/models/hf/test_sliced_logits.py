@@ -1,4 +1,4 @@
-"""Chosen-token log-probs from hidden states, a few positions' vocabulary logits at a time: the full
+"""Chosen-token log-probs from hidden states, a slice of the vocabulary's logits at a time: the full
 forward's numbers (soft-capping included), and the full forward kept for heads that do more."""
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def _score_packed(
     model: PreTrainedModel, prefix: PrefixState, last_token: int, continuations: Sequence[Sequence[int]]
 ) -> list[TokenScore]:
     """One forward for several continuations packed into one row on top of the shared prefix; the
-    vocabulary logits made a few positions at a time (:mod:`longread.models.hf.sliced_logits`)."""
+    vocabulary logits made a slice at a time (:mod:`longread.models.hf.sliced_logits`)."""
     device = _device(model)
     fed = [token for continuation in continuations for token in (last_token, *continuation[:-1])]
     lengths = [len(c) for c in continuations]
@@ -192,7 +192,7 @@ def _score_long(
     model: PreTrainedModel, prefix: PrefixState, last_token: int, continuation: Sequence[int], chunk: int
 ) -> TokenScore:
     """A continuation too long for one forward (or a model with special layers): fed in chunks on a
-    private copy of the prefix cache, the vocabulary logits made a few positions at a time."""
+    private copy of the prefix cache, the vocabulary logits made a slice at a time."""
     device = _device(model)
     fed = [last_token, *continuation[:-1]]
     # One forward reads the prefix in place; several need a cache that grows with each.

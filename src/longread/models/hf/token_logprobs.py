@@ -55,7 +55,7 @@ def long_logprobs(
     result: list[float | None] = [None] * len(ids)
     context = [0] * len(ids)
     cache = DynamicCache(config=model.config)
-    sliced = slices_supported(model)  # vocabulary logits a few positions at a time
+    sliced = slices_supported(model)  # vocabulary logits a slice at a time
     in_cache = 0  # text tokens in the cache
     fed_upto = 0  # ids[:fed_upto] have been read
     if head:
@@ -110,7 +110,7 @@ def short_logprobs(
     device = _device(model)
     head = [] if start_token is None else [start_token]
     result: list[float | None] = [None] * len(ids)
-    sliced = slices_supported(model)  # vocabulary logits a few positions at a time
+    sliced = slices_supported(model)  # vocabulary logits a slice at a time
     blocks = list(range(short, len(ids), stride))
     # Whole windows (all of length K) go through the model a batch at a time; a last, shorter block alone.
     for first_block in range(0, len(blocks), batch):
