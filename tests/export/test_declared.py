@@ -13,7 +13,6 @@ import pytest
 from longread.evaluation import registry
 from longread.export import ExportOptions, export_task
 from longread.exportable import (
-    CutCounts,
     Exported,
     ExportRequest,
     TaskItems,
@@ -53,8 +52,8 @@ def export_words(request: ExportRequest) -> Exported:
         unit="line(s)",
         licences={"words": "written for this test"},
     )
+    items.start_lengths()
     for length in lengths:
-        items.items[length], items.counts[length] = [], CutCounts()
         for line in lines:
             context = cut_context(request.tokenizer, line["context"], length)
             choices = [

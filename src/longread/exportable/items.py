@@ -67,6 +67,12 @@ class TaskItems:
     licences: dict[str, str] = field(default_factory=dict)
     """Licences of collections the card does not know (collection → text)."""
 
+    def start_lengths(self) -> None:
+        """An empty item list and zero counts for every prefix length (filled as items are cut)."""
+        for length in self.prefix_lengths:
+            self.items[length] = []
+            self.counts[length] = CutCounts()
+
 
 def count(counts: CutCounts, context: Cut, choices: Sequence[Cut], length: int) -> None:
     counts.items += 1

@@ -20,7 +20,7 @@ from longread.benchmarks.chapterbreak.io import load_instances
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.benchmarks.chapterbreak.task import DEFAULT_PREFIX_LENGTHS, TIE_RULE
 from longread.errors import BadInputError
-from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable import Cut, Exported, ExportRequest, TaskItems, count, cut_fields
 from longread.exportable.cuts import cut_context, cut_continuation
 from longread.exportable.settings import resolve_settings
 from longread.progress import Progress
@@ -155,9 +155,7 @@ def export_chapterbreak(
         seeds=sorted({instance.seed for instance in instances}, key=lambda seed: (seed is None, seed or 0)),
         whole=(INSTANCES_CONFIG, [instance_record(instance) for instance in instances]),
     )
-    for length in result.prefix_lengths:
-        result.items[length] = []
-        result.counts[length] = CutCounts()
+    result.start_lengths()
     with Progress(len(instances), "exporting chapterbreak", "instance", enabled=show_progress) as progress:
         for instance in instances:
             choices = _candidate_cuts(tokenizer, instance, suffix_tokens)

@@ -28,7 +28,7 @@ from longread.benchmarks.narrativexl.load import load_reading_books
 from longread.benchmarks.narrativexl.schema import ReadAlongQuestion, ReadingBook
 from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeXLTask, retention_bucket
 from longread.errors import BadInputError, LongreadError
-from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable import Cut, Exported, ExportRequest, TaskItems, count, cut_fields
 from longread.exportable.cuts import cut_context, cut_continuation
 from longread.exportable.settings import ResolvedSettings, resolve_settings
 from longread.models.requests import LOGLIKELIHOOD, LoglikelihoodRequest
@@ -160,9 +160,7 @@ def export_readalong(
         whole=(INSTANCES_CONFIG, [book_record(book) for book in books]),
         settings=resolved.given,
     )
-    for length in result.prefix_lengths:
-        result.items[length] = []
-        result.counts[length] = CutCounts()
+    result.start_lengths()
     task = NarrativeXLTask(settings)
     questions = sum(len(book.questions) for book in books)
     with Progress(questions, "exporting narrativexl", "question", enabled=show_progress) as progress:

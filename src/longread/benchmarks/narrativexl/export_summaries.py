@@ -21,7 +21,7 @@ from longread.benchmarks.narrativexl.load import load_book_summaries
 from longread.benchmarks.narrativexl.schema import BookSummaries
 from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, SummariesTask, askable
 from longread.errors import BadInputError
-from longread.exportable import Cut, CutCounts, Exported, ExportRequest, TaskItems, count, cut_fields
+from longread.exportable import Cut, Exported, ExportRequest, TaskItems, count, cut_fields
 from longread.exportable.cuts import cut_context, cut_continuation
 from longread.exportable.settings import ResolvedSettings, resolve_settings
 from longread.models.requests import LOGLIKELIHOOD
@@ -141,9 +141,7 @@ def export_summaries(
         whole=(INSTANCES_CONFIG, [book_record(book) for book in books]),
         settings=resolved.given,
     )
-    for length in result.prefix_lengths:
-        result.items[length] = []
-        result.counts[length] = CutCounts()
+    result.start_lengths()
     with Progress(len(books), "exporting narrativexl-summaries", "book", enabled=show_progress) as progress:
         for book in books:
             _book_items(task, book, tokenizer, tokenizer_name, result)
