@@ -74,7 +74,10 @@ def main() -> None:
     names = [f"longread_chapterbreak_{length}" for length in lengths]
     started = time.perf_counter()
     output = simple_evaluate(
-        model=lm, tasks=names, task_manager=TaskManager(include_path=str(work / "lm-eval")), log_samples=True
+        model=lm,
+        tasks=names,
+        task_manager=TaskManager(include_path=str(work / "lm-eval"), include_defaults=False),
+        log_samples=True,
     )
     theirs_seconds = time.perf_counter() - started
     assert output is not None

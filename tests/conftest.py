@@ -10,12 +10,14 @@ ended by their own means (the vLLM guard, the Ray namespace's ``--kill-child``, 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from longread.processes.lifetime import dying_with_parent
+from tests.models.served.vllm_server import SHARED, VLLMServer
 from tests.module_seconds import SLOW_SECONDS, measured
 
 _original_popen = subprocess.Popen
@@ -38,10 +40,50 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 EXTERNAL_FOLDERS = ("tests/models/served/", "tests/scaleout/")
 """Every test here starts a vLLM server or a Ray cluster."""
-EXTERNAL_FIXTURES = {"browser"}
-"""A test that takes one of these drives headless Chromium."""
+EXTERNAL_FIXTURES = {"browser", "vllm"}
+"""A test that takes one of these drives headless Chromium or the session's vLLM server."""
 EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 """A test module that calls these runs lm-evaluation-harness, inspect_ai or a vLLM server."""
+
+
+SERVER_FIXTURE = "vllm"
+
+
+@pytest.fixture(scope="module")
+def vllm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+    """The session's one vLLM server (``tests/models/served/vllm_server.py``): it demands its key
+    (``API_KEY`` there) and takes a chat template in a request. Started by the first module that asks."""
+    yield SHARED.running(tmp_path_factory.getbasetemp() / "vllm")
+
+
+def _server_modules_together(items: list[pytest.Item]) -> None:
+    """The modules whose tests use the shared vLLM, moved (in their order) to where the first of them
+    stands, so the server is started once and stopped after the last of them."""
+    users = {item.path for item in items if _uses_server(item)}
+    if not users:
+        return
+    first = next(i for i, item in enumerate(items) if item.path in users)
+    moved = [item for item in items if item.path in users]
+    rest = [item for item in items if item.path not in users]
+    items[:] = rest[:first] + moved + rest[first:]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Stop the shared vLLM once the last test that uses it has torn down (it holds ~3.6 GB)."""
+    yield
+    if _uses_server(item) and not (nextitem is not None and _uses_server(nextitem)):
+        items = item.session.items
+        if not any(_uses_server(later) for later in items[items.index(item) + 1 :]):
+            SHARED.stop()
+
+
+def _uses_server(item: pytest.Item) -> bool:
+    return SERVER_FIXTURE in getattr(item, "fixturenames", ())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    SHARED.stop()  # a run stopped early (-x, a failed fixture) leaves no server either
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -65,3 +107,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             or harness_modules[path]
         ):
             item.add_marker(pytest.mark.external)
+    _server_modules_together(items)

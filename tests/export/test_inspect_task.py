@@ -1,5 +1,5 @@
 """The inspect export: a task file inspect_ai loads, whose dataset holds every exported item, and inspect
-runs against a real vLLM serving SmolLM2 (one server for the module, taking a request's chat template).
+runs against a real vLLM serving SmolLM2 (the session's one server, taking a request's chat template).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from longread.export import ExportOptions, export_task
 from longread.models.registry import load_backend
 from tests.export.conftest import LENGTHS, SUFFIX_TOKENS
 from tests.helpers import needs_shared
-from tests.models.served.vllm_server import VLLMServer
+from tests.models.served.vllm_server import API_KEY, VLLMServer, key_in_environment
 
 
 def _load(task_file: Path) -> ModuleType:
@@ -56,20 +56,16 @@ def test_task_file_loads_and_holds_every_item(chapterbreak_data: Path, tmp_path:
         module.longread_chapterbreak(prefix_length=100)
 
 
-PORT = 8831  # the served tests use 8801-8825
 WINDOW = 512
 VLSP = (("mode", "first"), ("summary_tokens", "16"))
 
 
 @pytest.fixture(scope="module")
-def inspect_vllm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    """vLLM serving SmolLM2; it takes a chat template in a request only when started with this flag."""
-    from tests.models.served.vllm_server import running_vllm
-
-    log = tmp_path_factory.mktemp("inspect-vllm") / "vllm.log"
-    trust = ("--trust-request-chat-template",)
-    with running_vllm(PORT, log, max_model_len=2048, extra_args=trust) as server:
-        yield server
+def inspect_vllm(vllm: VLLMServer) -> Iterator[VLLMServer]:
+    """The session's vLLM serving SmolLM2 (it takes a chat template in a request, as inspect sends one),
+    with its key where longread's served backend reads it."""
+    with key_in_environment():
+        yield vllm
 
 
 @pytest.mark.slow
@@ -89,7 +85,7 @@ def test_inspect_scores_every_sample_against_a_served_model(
         "longread_chapterbreak.py",
         model="openai-api/longread/smollm2",
         model_base_url=inspect_vllm.base_url,
-        model_args={"api_key": "none"},
+        model_args={"api_key": API_KEY},
         task_args={"prefix_length": 64},
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -129,7 +125,7 @@ def test_inspect_generates_what_longread_generates_through_the_same_server(
         "longread_muld_vlsp.py",
         model="openai-api/longread/smollm2",
         model_base_url=inspect_vllm.base_url,
-        model_args={"api_key": "none"},
+        model_args={"api_key": API_KEY},
         log_dir=str(tmp_path / "logs"),
         display="none",
     )

@@ -26,6 +26,7 @@ from longread.evaluation import RunOptions, run_task
 from longread.export import ExportOptions, export_task
 from longread.exportable.tokenizer import model_folder
 from tests.export.conftest import LENGTHS, SUFFIX_TOKENS
+from tests.export.lm_eval_tasks import task_manager
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
@@ -37,12 +38,11 @@ def _lm_eval_samples(
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     lm = HFLM(
         pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu", add_bos_token=add_bos
     )
-    manager = TaskManager(include_path=str(folder))
+    manager = task_manager(folder)
     names = [f"longread_chapterbreak_{length}" for length in LENGTHS]
     output = simple_evaluate(model=lm, tasks=names, task_manager=manager, log_samples=True)
     assert output is not None

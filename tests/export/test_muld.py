@@ -20,6 +20,7 @@ from longread.errors import LongreadError
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.export import ExportOptions, export_task
 from longread.models.hf.backend import HFBackend
+from tests.export.lm_eval_tasks import task_manager
 from tests.helpers import needs_shared
 from tests.models_fixtures import backend
 
@@ -33,10 +34,9 @@ def _lm_eval(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
-    manager = TaskManager(include_path=str(folder))
+    manager = task_manager(folder)
     output = simple_evaluate(model=lm, tasks=[name], task_manager=manager, log_samples=True)
     assert output is not None
     return output["samples"][name], output["results"][name]
@@ -115,7 +115,7 @@ def test_qa_tasks_lm_eval_generates_what_longread_generates(
 ) -> None:
     """Every instance exported with longread's prompt (the retrieved chunks, then the question); lm-eval
     asks it, stopping at a newline, and its greedy answers and metrics are longread's own."""
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval.tasks import get_task_dict
 
     settings = (("chunk_tokens", "128"), ("top_k", "2"), ("answer_tokens", "8"))
     folder = tmp_path / "lm-eval"
@@ -131,7 +131,7 @@ def test_qa_tasks_lm_eval_generates_what_longread_generates(
         assert item["prompt"].endswith(f"\n\nQuestion: {instance.question}\nAnswer:")
         assert item["prompt_exact"] and item["prompt_tokens"] <= WINDOW - 8
         assert item["references"] == list(instance.references) and item["stop"] == ["\n"]
-    lm_task = get_task_dict([name], TaskManager(include_path=str(folder)))[name]
+    lm_task = get_task_dict([name], task_manager(folder))[name]
     docs = list(lm_task.test_docs())
     assert [lm_task.doc_to_text(doc) for doc in docs] == [item["prompt"] for item in items]
     assert lm_task.config.generation_kwargs["until"] == ["\n"]

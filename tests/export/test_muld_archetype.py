@@ -18,6 +18,7 @@ from longread.errors import LongreadError
 from longread.evaluation import RunOptions, make_task, run_task
 from longread.export import ExportOptions, export_task
 from longread.models.hf.backend import HFBackend
+from tests.export.lm_eval_tasks import task_manager
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
@@ -30,7 +31,6 @@ NAME = f"longread_muld_character_archetype_{WINDOW}"
 def test_lm_eval_answers_and_macro_f1_equal_longread(archetype_data: Path, tmp_path: Path) -> None:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     folder = tmp_path / "lm-eval"
     options = ExportOptions("smollm2", max_length=WINDOW, settings=SETTINGS)
@@ -51,9 +51,7 @@ def test_lm_eval_answers_and_macro_f1_equal_longread(archetype_data: Path, tmp_p
     }
 
     lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
-    output = simple_evaluate(
-        model=lm, tasks=[NAME], task_manager=TaskManager(include_path=str(folder)), log_samples=True
-    )
+    output = simple_evaluate(model=lm, tasks=[NAME], task_manager=task_manager(folder), log_samples=True)
     assert output is not None
     samples = output["samples"][NAME]
     assert sorted(sample["doc"]["id"] for sample in samples) == sorted(rows)

@@ -21,6 +21,7 @@ from longread.evaluation import make_task
 from longread.export import ExportOptions, export_task
 from longread.metrics.style_change import is_multi_author, style_change_f1
 from longread.models.requests import LoglikelihoodRequest
+from tests.export.lm_eval_tasks import task_manager
 from tests.helpers import needs_shared
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
@@ -77,7 +78,6 @@ def test_other_settings_are_refused(style_data: Path, tmp_path: Path) -> None:
 def test_lm_eval_log_probs_and_pan_f1(style_data: Path, tmp_path: Path) -> None:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     folder = tmp_path / "lm-eval"
     options = ExportOptions("smollm2", settings=(("paragraph_tokens", str(BUDGET)),))
@@ -88,7 +88,7 @@ def test_lm_eval_log_probs_and_pan_f1(style_data: Path, tmp_path: Path) -> None:
     output = simple_evaluate(
         model=lm,
         tasks=[f"{NAME}_{BUDGET}"],
-        task_manager=TaskManager(include_path=str(folder)),
+        task_manager=task_manager(folder),
         log_samples=True,
     )
     assert output is not None

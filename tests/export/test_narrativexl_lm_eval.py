@@ -24,6 +24,7 @@ from longread.benchmarks.narrativexl.task import NarrativeXLSettings, NarrativeX
 from longread.evaluation import RunOptions, run_task
 from longread.export import ExportOptions, export_task
 from longread.models.requests import READ_ALONG
+from tests.export.lm_eval_tasks import task_manager
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
@@ -54,7 +55,6 @@ def _longread_rows(data: Path, length: int, model: Any, run: Path) -> dict[str, 
 def test_lm_eval_equals_longread_on_readalong(narrativexl_build: Path, tmp_path: Path) -> None:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     folder = tmp_path / "lm-eval"
     report = export_task(
@@ -74,9 +74,7 @@ def test_lm_eval_equals_longread_on_readalong(narrativexl_build: Path, tmp_path:
     lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
     names = [f"longread_narrativexl_{length}" for length in LENGTHS]
     started = time.perf_counter()
-    output = simple_evaluate(
-        model=lm, tasks=names, task_manager=TaskManager(include_path=str(folder)), log_samples=True
-    )
+    output = simple_evaluate(model=lm, tasks=names, task_manager=task_manager(folder), log_samples=True)
     lm_eval_seconds = time.perf_counter() - started
     assert output is not None
     worst, compared = 0.0, 0

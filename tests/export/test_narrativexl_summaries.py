@@ -18,6 +18,7 @@ from longread.benchmarks.narrativexl.summaries_task import SummariesSettings, Su
 from longread.evaluation import RunOptions, run_task
 from longread.export import ExportOptions, export_task
 from tests.benchmarks.narrativexl.books import make_book
+from tests.export.lm_eval_tasks import task_manager
 from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
@@ -35,7 +36,6 @@ def _longread_rows(data: Path, length: int, run: Path) -> dict[str, dict[str, An
 def test_lm_eval_equals_longread_on_summaries(tmp_path: Path) -> None:
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     data = tmp_path / "frankenstein.json"
     data.write_text(make_book(84, 2).model_dump_json(), encoding="utf-8")
@@ -46,9 +46,7 @@ def test_lm_eval_equals_longread_on_summaries(tmp_path: Path) -> None:
     model = backend("smollm2")
     lm = HFLM(pretrained=model.model, tokenizer=model.tokenizer, batch_size=1, device="cpu")
     names = [f"longread_narrativexl_summaries_{length}" for length in LENGTHS]
-    output = simple_evaluate(
-        model=lm, tasks=names, task_manager=TaskManager(include_path=str(folder)), log_samples=True
-    )
+    output = simple_evaluate(model=lm, tasks=names, task_manager=task_manager(folder), log_samples=True)
     assert output is not None
     for length in LENGTHS:
         ours = _longread_rows(data, length, tmp_path / f"run-{length}")

@@ -1,4 +1,4 @@
-"""The served backend against a real vLLM (CPU) on loopback, serving SmolLM2 — one server for the module.
+"""The served backend against a real vLLM (CPU) on loopback, serving SmolLM2 (the session's one server).
 
 Same numbers as the local backend: ChapterBreak from a real Gutenberg book through the runner (same
 predictions, every candidate's log-prob within 1e-3 nats), MuLD VLSP summaries from real theses
@@ -44,16 +44,13 @@ from longread.models.served.protocol import echo_payload
 from longread.models.served.spec import with_spec_options
 from longread.processes.tree import descendants, is_alive
 from tests.helpers import PAUSED_CLI, copy_theses, gutenberg_book, needs_shared
-from tests.models.served.vllm_server import VLLMServer, running_vllm
+from tests.models.served.vllm_server import API_KEY, VLLMServer, key_in_environment
 from tests.models_fixtures import backend as local_backend
 from tests.processes.parents import command_line
 from tests.tolerances import summed_logprob_tolerance
 
 pytestmark = [needs_shared, pytest.mark.slow]
 
-PORT = 8801
-API_KEY = f"lr-served-test-{secrets.token_hex(12)}"
-"""Distinctive, so any leak is found by a plain substring search."""
 THESES = ("0704.2963v1", "0705.0587v1")
 QUIET = RunOptions(show_progress=False)
 MEASURED: dict[str, Any] = {}
@@ -90,21 +87,9 @@ def records() -> Iterator[_Records]:
 
 
 @pytest.fixture(scope="module")
-def vllm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    log = tmp_path_factory.mktemp("vllm") / "vllm.log"
-    with running_vllm(PORT, log, env={"VLLM_API_KEY": API_KEY}) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def key_in_env() -> Iterator[None]:
-    before = os.environ.get("OPENAI_API_KEY")
-    os.environ["OPENAI_API_KEY"] = API_KEY
-    yield
-    if before is None:
-        del os.environ["OPENAI_API_KEY"]
-    else:
-        os.environ["OPENAI_API_KEY"] = before
+    with key_in_environment():
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,14 @@ import pytest
 
 from tests.models.served import fault_proxy
 from tests.models.served.fault_proxy import FaultProxy
-from tests.models.served.vllm_server import SERVED_NAME, VLLMServer
+from tests.models.served.vllm_server import API_KEY, SERVED_NAME, VLLMServer
 
 PROXY_PORT = 8820
 TEXT = "It was a bright cold day in April, and the clocks were striking thirteen."
+AUTH = {"Authorization": f"Bearer {API_KEY}"}
+"""The server demands its key; the proxy passes the header on as it came."""
+MODELS_REQUEST = f"GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {API_KEY}\r\n".encode()
+MODELS_REQUEST += b"Content-Length: 0\r\n\r\n"
 
 
 @pytest.fixture
@@ -35,7 +39,7 @@ def _post(origin: str, body: dict[str, Any], timeout: float = 60.0) -> httpx.Res
     return httpx.post(
         f"{origin}/v1/completions",
         content=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", **AUTH},
         timeout=timeout,
     )
 
@@ -50,7 +54,7 @@ def test_pass_through_equals_the_server_itself(upstream: VLLMServer, proxy: Faul
     through = _post(proxy.url, _score_body())
     assert _choices(through) == _choices(direct)
     assert len(_choices(direct)[0]["logprobs"]["token_logprobs"]) > 10
-    models = httpx.get(f"{proxy.url}/v1/models", timeout=30).json()
+    models = httpx.get(f"{proxy.url}/v1/models", headers=AUTH, timeout=30).json()
     assert [model["id"] for model in models["data"]] == [SERVED_NAME]
     seen = proxy.seen()
     assert [(s.index, s.method, s.path, s.fault, s.status) for s in seen] == [
@@ -91,13 +95,13 @@ def test_hang_lasts_until_the_client_gives_up_or_the_cap(proxy: FaultProxy) -> N
     (hung,) = proxy.seen(timeout=60)
     assert hung.fault == "hang 600s" and hung.client_left and hung.status is None
     with socket.create_connection(("127.0.0.1", PROXY_PORT), timeout=60) as raw:
-        raw.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        raw.sendall(MODELS_REQUEST)
         assert b"200 OK" in raw.recv(4096), "the next request passes"
     # A client that waits on: the proxy closes the connection without an answer once the cap passes.
     proxy.fail(fault_proxy.hang(1.0))
     with socket.create_connection(("127.0.0.1", PROXY_PORT), timeout=120) as raw:
         started = time.monotonic()
-        raw.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        raw.sendall(MODELS_REQUEST)
         assert raw.recv(4096) == b"", "closed without an answer"
         assert time.monotonic() - started >= 0.95
     seen = proxy.seen()
@@ -154,11 +158,12 @@ def test_rules_match_by_index_path_and_body(proxy: FaultProxy) -> None:
     proxy.fail(fault_proxy.status(503), path="/v1/models", times=None)
     proxy.fail(fault_proxy.status(500), when=lambda body: "thirteen" in str(body and body.get("prompt")))
     proxy.fail(fault_proxy.status(502), index=3)
-    assert httpx.get(f"{proxy.url}/v1/models", timeout=30).status_code == 503
+    assert httpx.get(f"{proxy.url}/v1/models", headers=AUTH, timeout=30).status_code == 503
     assert _post(proxy.url, _score_body("A plain sentence.")).status_code == 200
     assert _post(proxy.url, _score_body()).status_code == 500
     assert _post(proxy.url, _score_body()).status_code == 502, "request 3, the body rule used up"
-    assert httpx.get(f"{proxy.url}/v1/models", timeout=30).status_code == 503, "times=None: every time"
+    models = httpx.get(f"{proxy.url}/v1/models", headers=AUTH, timeout=30)
+    assert models.status_code == 503, "times=None: every time"
     assert [s.status for s in proxy.seen()] == [503, 200, 500, 502, 503]
 
 

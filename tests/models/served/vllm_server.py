@@ -1,14 +1,19 @@
 """A real vLLM server on loopback for the served-backend tests (the library's
 :mod:`longread.models.served.vllm_process`, with start failures turned into test failures).
 
-``running_vllm(port, log)`` starts vLLM (CPU) from ``$LONGREAD_VLLM_PYTHON`` (``make test`` sets it to
-``<repo>/.venv-vllm/bin/python``), serving longread's SmolLM2 folder as ``smollm2``, waits until
-``/v1/models`` answers and kills the whole process group at the end. A missing vLLM is a test FAILURE
-naming how to install it, never a skip.
+One server serves the whole session (``SHARED``, the ``vllm`` fixture of ``tests/conftest.py``): vLLM
+(CPU) from ``$LONGREAD_VLLM_PYTHON`` (``make test`` sets it to ``<repo>/.venv-vllm/bin/python``), serving
+longread's SmolLM2 folder as ``smollm2`` on ``SHARED_PORT``. It demands ``API_KEY`` (every client of it
+sends the key, as clients of a real deployment do) and takes a chat template in a request (inspect_ai
+sends one). Its start is the slow part (~30-60 s, ~3.6 GB), so the modules that use it run one after the
+other and the server is stopped after the last of their tests. A missing vLLM is a test FAILURE naming
+how to install it, never a skip.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +29,22 @@ from longread.models.served.vllm_process import (
     smollm2_folder,
 )
 
-__all__ = ["HOST", "SERVED_NAME", "VLLMServer", "running_vllm", "smollm2_folder"]
+__all__ = [
+    "API_KEY",
+    "HOST",
+    "SERVED_NAME",
+    "SHARED",
+    "VLLMServer",
+    "key_in_environment",
+    "running_vllm",
+    "smollm2_folder",
+]
+
+SHARED_PORT = 8801
+API_KEY = f"lr-served-test-{secrets.token_hex(12)}"
+"""Distinctive, so any leak is found by a plain substring search."""
+KEY_VARIABLE = "OPENAI_API_KEY"
+"""Where ``openai:`` specs read the key from by default."""
 
 
 class VLLMServer(VLLMProcess):
@@ -46,7 +66,7 @@ def running_vllm(
     env: Mapping[str, str] | None = None,
     max_model_len: int = 4096,
 ) -> Iterator[VLLMServer]:
-    """A started server for the ``with`` block (one per test module: it takes ~3.6 GB and ~30-60 s)."""
+    """A server of its own for the ``with`` block (for a test that needs other flags than the shared one)."""
     server = VLLMServer(
         port, log, served_name, model_folder, extra_args, dict(env or {}), max_model_len=max_model_len
     )
@@ -55,3 +75,48 @@ def running_vllm(
         yield server
     finally:
         server.kill()
+
+
+class SharedServer:
+    """The session's one server: started by the first module that asks, started again if a test left it
+    down (a test that kills it restarts it itself), stopped by ``stop`` after the last test using it."""
+
+    def __init__(self) -> None:
+        self.server: VLLMServer | None = None
+        self.starts = 0
+
+    def running(self, log_dir: Path) -> VLLMServer:
+        if self.server is None:
+            self.server = VLLMServer(
+                SHARED_PORT,
+                log_dir / "vllm.log",
+                extra_args=("--trust-request-chat-template",),
+                env={"VLLM_API_KEY": API_KEY},
+                max_model_len=4096,
+            )
+        if self.server.process is None or self.server.process.poll() is not None:
+            self.server.process = None
+            self.server.start()
+            self.starts += 1
+        return self.server
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.kill()
+
+
+SHARED = SharedServer()
+
+
+@contextmanager
+def key_in_environment() -> Iterator[None]:
+    """``OPENAI_API_KEY`` set to the shared server's key for the block, restored after it."""
+    before = os.environ.get(KEY_VARIABLE)
+    os.environ[KEY_VARIABLE] = API_KEY
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(KEY_VARIABLE, None)
+        else:
+            os.environ[KEY_VARIABLE] = before
