@@ -52,6 +52,8 @@ from tests.tolerances import summed_logprob_tolerance
 pytestmark = [needs_shared, pytest.mark.slow]
 
 THESES = ("0704.2963v1", "0705.0587v1")
+PROBE_PASSAGES = 3
+PROBE_NEW_TOKENS = 24
 QUIET = RunOptions(show_progress=False)
 MEASURED: dict[str, Any] = {}
 
@@ -195,7 +197,7 @@ def test_a_model_the_server_does_not_serve_is_named(vllm: VLLMServer, key_in_env
 
 @pytest.fixture(scope="module")
 def chapterbreak_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Three ChapterBreak instances from a real Gutenberg book (Frankenstein), prefixes up to 512 tokens."""
+    """Three ChapterBreak instances from a real Gutenberg book (Frankenstein), prefixes of 512 tokens."""
     built = build_book(read_book(gutenberg_book(84)), BuildOptions(prefix_tokens=512))
     path = tmp_path_factory.mktemp("cb") / "cb.jsonl"
     write_instances(built.instances[:3], path)
@@ -213,7 +215,7 @@ def _rows(run: Path) -> list[dict[str, Any]]:
 def chapterbreak_runs(
     chapterbreak_data: Path, served: ServedBackend, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, Path]:
-    settings = ChapterBreakSettings(prefix_lengths=(256, 512), suffix_tokens=128)
+    settings = ChapterBreakSettings(prefix_lengths=(128, 256), suffix_tokens=64)
     root = tmp_path_factory.mktemp("cb-runs")
     timings = {}
     for name, model in (("local", local_backend("smollm2")), ("served", served)):
@@ -321,7 +323,7 @@ def test_an_interrupted_served_eval_leaves_no_process_and_resumes_to_the_same_ro
     command = [
         sys.executable, "-m", "longread.cli", "eval", "chapterbreak", "--data", str(chapterbreak_data),
         "--model", vllm.spec("concurrency=2"), "--out", str(run), "--prefix-lengths", "256",
-        "--suffix-tokens", "128", "--quiet",
+        "--suffix-tokens", "64", "--quiet",
     ]  # fmt: skip
     env = os.environ | {"OPENAI_API_KEY": API_KEY}
     marker = tmp_path / "paused"
@@ -431,15 +433,18 @@ def test_memory_probes_through_vllm_equal_the_local_model(
     served: ServedBackend, vllm: VLLMServer, tmp_path: Path
 ) -> None:
     """`longread probe memory` with a served model: cloze (generation), extraction (greedy token ids
-    the server returns) and min-k (prompt log-probs) — the local model's items, to the tolerance."""
+    the server returns) and min-k (prompt log-probs) — the local model's items, to the tolerance. The
+    Call of the Wild (7 chapters), 3 passages, 24 new tokens: every probe and place kind, kept small."""
     from longread.probes.memory import MemoryProbeSettings, probe_memory
     from tests.tolerances import summed_logprob_tolerance
 
-    book = gutenberg_book(84)
+    book = gutenberg_book(215)
     out = tmp_path / "probe"
+    settings = MemoryProbeSettings(passages=PROBE_PASSAGES, new_tokens=PROBE_NEW_TOKENS)
     command = [
         sys.executable, "-m", "longread.cli", "probe", "memory", str(book), "--model",
-        vllm.spec("concurrency=2"), "--out", str(out), "--passages", "6", "--quiet",
+        vllm.spec("concurrency=2"), "--out", str(out), "--passages", str(PROBE_PASSAGES),
+        "--new-tokens", str(PROBE_NEW_TOKENS), "--quiet",
     ]  # fmt: skip
     env = os.environ | {"OPENAI_API_KEY": API_KEY}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
@@ -447,7 +452,7 @@ def test_memory_probes_through_vllm_equal_the_local_model(
     remote = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     stored = json.loads((out / "books.json").read_text())
     assert stored["model"]["backend"] == "openai" and stored["books"][0]["notes"] == []
-    local, _ = probe_memory(local_backend("smollm2"), [read_book(book)], MemoryProbeSettings(passages=6))
+    local, _ = probe_memory(local_backend("smollm2"), [read_book(book)], settings)
     by_probe = {
         probe: ([i for i in local if i["probe"] == probe], [i for i in remote if i["probe"] == probe])
         for probe in ("cloze", "extraction", "min_k")
@@ -455,12 +460,12 @@ def test_memory_probes_through_vllm_equal_the_local_model(
     mine, theirs = by_probe["cloze"]
     assert mine and [i["prediction"] for i in mine] == [i["prediction"] for i in theirs]
     mine, theirs = by_probe["extraction"]
-    assert len(mine) > 6, "seeded places and every chapter break"
+    assert len(mine) > PROBE_PASSAGES + 3, "seeded places and every chapter break"
     assert [i["prompt_ids"] for i in mine] == [i["prompt_ids"] for i in theirs]
     assert [i["output_ids"] for i in mine] == [i["output_ids"] for i in theirs]
-    assert all(len(i["output_ids"]) == 50 for i in theirs)
+    assert all(len(i["output_ids"]) == PROBE_NEW_TOKENS for i in theirs)
     mine, theirs = by_probe["min_k"]
-    assert len(mine) == len(theirs) == 6
+    assert len(mine) == len(theirs) == PROBE_PASSAGES
     for a, b in zip(mine, theirs, strict=True):
         assert a["tokens"] == b["tokens"]
         k = max(1, -(-a["tokens"] * 20 // 100))

@@ -179,7 +179,7 @@ def test_hook_at_request_n_and_a_server_that_is_gone(upstream: VLLMServer, proxy
     calls: list[tuple[int, str]] = []
     proxy.on_arrival(lambda index, path, body: calls.append((index, path)))
     proxy.on_arrival(lambda index, path, body: proxy.refuse_connections() if index == 1 else None)
-    with httpx.Client(timeout=30) as client:
+    with httpx.Client(timeout=30, headers=AUTH) as client:
         assert client.post(f"{proxy.url}/v1/completions", json=_score_body()).status_code == 200
         # Request 1 still goes through on the open connection; new connections are refused after it.
         assert client.post(f"{proxy.url}/v1/completions", json=_score_body()).status_code == 200

@@ -87,6 +87,7 @@ class SharedServer:
 
     def running(self, log_dir: Path) -> VLLMServer:
         if self.server is None:
+            log_dir.mkdir(parents=True, exist_ok=True)
             self.server = VLLMServer(
                 SHARED_PORT,
                 log_dir / "vllm.log",
