@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -114,7 +116,7 @@ def test_gguf_paths(tmp_path: Path, saved_tiny_model: Path) -> None:
         with pytest.raises(ModelLoadError, match="cannot read this GGUF"):
             load_backend(f"gguf:{not_gguf}")
         # the failed build left no half cache behind
-        assert list((monkey_root / "models").iterdir()) == []
+        assert [p for p in (monkey_root / "models").iterdir() if p.is_dir()] == []
     with pytest.raises(ModelLoadError, match="use gguf:FILE"):
         load_backend(f"hf:{not_gguf}")
 
@@ -177,7 +179,43 @@ def test_cache_is_built_once_and_rebuilt_when_corrupt(saved_tiny_model: Path, tm
     (folder / CACHE_MARKER).unlink()
     cached_folder(folder, build, "test", _load)
     assert build.builds == 4
-    assert [p.name for p in folder.parent.iterdir()] == ["tiny-abc"]  # no temporary folders left
+    # no temporary folders left (the builders' lock file stays, empty)
+    assert sorted(p.name for p in folder.parent.iterdir()) == [".tiny-abc.lock", "tiny-abc"]
+
+
+def test_processes_building_one_cache_take_turns_and_build_it_once(
+    saved_tiny_model: Path, tmp_path: Path
+) -> None:
+    """Two builders of one folder at once (threads hold separate lock handles, as processes do): one
+    builds, the other waits and loads what it wrote; neither replaces the folder under the other. (The
+    load here lists the folder: transformers' own loading is not meant for two threads at once.)"""
+    started = threading.Event()
+    counting = CountingBuilder(saved_tiny_model)
+
+    def slow_build(destination: Path) -> None:
+        started.set()
+        time.sleep(0.2)  # the second builder arrives meanwhile (any order gives one build)
+        counting(destination)
+
+    def listing(folder: Path) -> list[str]:
+        return sorted(p.name for p in folder.iterdir())
+
+    folder = tmp_path / "models" / "tiny-abc"
+    loaded: list[list[str]] = []
+
+    def builder() -> None:
+        loaded.append(cached_folder(folder, slow_build, "t", listing))
+
+    first = threading.Thread(target=builder)
+    first.start()
+    started.wait(timeout=60)
+    second = threading.Thread(target=builder)
+    second.start()
+    first.join()
+    second.join()
+    assert counting.builds == 1 and len(loaded) == 2 and loaded[0] == loaded[1]
+    assert CACHE_MARKER in loaded[0] and "config.json" in loaded[0]
+    assert sorted(p.name for p in folder.parent.iterdir()) == [".tiny-abc.lock", "tiny-abc"]
 
 
 def test_a_crash_while_building_leaves_no_cache(tmp_path: Path) -> None:
@@ -188,7 +226,7 @@ def test_a_crash_while_building_leaves_no_cache(tmp_path: Path) -> None:
     folder = tmp_path / "models" / "x"
     with pytest.raises(KeyboardInterrupt):
         cached_folder(folder, crash, "test", _load)
-    assert list(folder.parent.iterdir()) == []
+    assert [p.name for p in folder.parent.iterdir()] == [".x.lock"]
 
 
 def test_random_models_are_seeded() -> None:

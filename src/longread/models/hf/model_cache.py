@@ -8,13 +8,15 @@ disk is incomplete and gets rebuilt, as does one that fails to load.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -97,15 +99,37 @@ def cached_folder(
     source: str,
     load: Callable[[Path], _Loaded],
 ) -> _Loaded:
-    """Load from the cache folder, (re)building it first when missing, incomplete or unloadable."""
+    """Load from the cache folder, (re)building it first when missing, incomplete or unloadable.
+
+    Builders of one folder take turns (a lock file beside it): a process that waited for another's build
+    loads what that one wrote instead of building it again, and never replaces a folder another process
+    is loading."""
+    unloadable = False
     if _cache_is_complete(folder):
         try:
             return load(folder)
         except ModelLoadError as exc:
             logger.warning("longread: model cache %s does not load (%s); rebuilding it", folder, exc.problem)
-    elif folder.exists():
-        logger.warning("longread: model cache %s is incomplete or corrupt; rebuilding it", folder)
-    else:
-        logger.warning("longread: building model cache %s from %s (once)", folder, source)
-    build_cache_folder(folder, build, source)
+            unloadable = True
+    with _building(folder):
+        if not unloadable and _cache_is_complete(folder):
+            return load(folder)  # another process built it while this one waited
+        if folder.exists() and not unloadable:
+            logger.warning("longread: model cache %s is incomplete or corrupt; rebuilding it", folder)
+        elif not unloadable:
+            logger.warning("longread: building model cache %s from %s (once)", folder, source)
+        build_cache_folder(folder, build, source)
     return load(folder)
+
+
+@contextmanager
+def _building(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``.NAME.lock`` beside ``folder`` for the block (released when the process
+    ends, however it ends)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f".{folder.name}.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
