@@ -91,13 +91,14 @@ docs-cli: install
 	$(BIN)/python -m longread.cli.reference > docs/cli.md
 
 # pytest runs under longread's process guard: whatever the tests start (and what that starts) ends with
-# the run, however the run ends — `timeout`, Ctrl-C or SIGKILL of make included. The ten slowest tests
-# are printed at the end.
+# the run, however the run ends — `timeout`, Ctrl-C or SIGKILL of make included. Two lanes run at once
+# (tests/lanes.py): the tests that mostly wait on servers, clusters and commands of their own beside the
+# rest. Each lane prints its ten slowest tests at the end.
 GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
 DURATIONS ?= 10
 
 test: install $(TEST_STAMP) $(VLLM_STAMP) lint typecheck docs
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m pytest -q --durations=$(DURATIONS)
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m tests.lanes --durations=$(DURATIONS)
 
 # The contributor's loop: lint, types, import contracts, the docs and every test that starts no server,
 # cluster, browser or external harness (marked `external`) and is not slow (`tests/module_seconds.txt`);

@@ -44,6 +44,9 @@ EXTERNAL_FIXTURES = {"browser", "vllm"}
 """A test that takes one of these drives headless Chromium or the session's vLLM server."""
 EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 """A test module that calls these runs lm-evaluation-harness, inspect_ai or a vLLM server."""
+SERVERS_LANE = (*EXTERNAL_FOLDERS, "tests/processes/test_lifetime.py", "tests/test_wheel.py")
+"""Modules (with those that use the session's vLLM) that mostly wait on processes of their own: marked
+``servers``, they run in a lane of their own beside the rest (``tests/lanes.py``, ``make test``)."""
 
 
 SERVER_FIXTURE = "vllm"
@@ -108,3 +111,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ):
             item.add_marker(pytest.mark.external)
     _server_modules_together(items)
+    server_modules = {item.path for item in items if _uses_server(item)}
+    for item in items:
+        relative = Path(str(item.path)).relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        if relative.startswith(SERVERS_LANE) or item.path in server_modules:
+            item.add_marker(pytest.mark.servers)
