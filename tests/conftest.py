@@ -47,6 +47,13 @@ EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
 SERVERS_LANE = (*EXTERNAL_FOLDERS, "tests/processes/test_lifetime.py", "tests/test_wheel.py")
 """Modules (with those that use the session's vLLM) that mostly wait on processes of their own: marked
 ``servers``, they run in a lane of their own beside the rest (``tests/lanes.py``, ``make test``)."""
+BALANCE = (
+    "tests/export/test_narrativexl_lm_eval.py",
+    "tests/export/test_narrativexl_summaries.py",
+    "tests/export/test_muld_style.py",
+)
+"""Model-heavy modules run in the servers lane too, so the lanes end together (measured on a fresh clone:
+the servers lane alone ended 270 s before the other; these take ~140 s on their own)."""
 
 
 SERVER_FIXTURE = "vllm"
@@ -114,5 +121,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     server_modules = {item.path for item in items if _uses_server(item)}
     for item in items:
         relative = Path(str(item.path)).relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
-        if relative.startswith(SERVERS_LANE) or item.path in server_modules:
+        if relative.startswith((*SERVERS_LANE, *BALANCE)) or item.path in server_modules:
             item.add_marker(pytest.mark.servers)

@@ -43,7 +43,8 @@ def _excerpt(path: Path, book_id: str, words: int) -> Book:
 
 
 def _memorised(book: Book, name: str) -> HFBackend:
-    """A tiny GPT-2 trained on windows of the book's text until it reproduces them (seeded; ~30 s).
+    """A tiny GPT-2 trained on windows of the book's text until it reproduces them (seeded; ~20 s): it
+    stops at a batch loss under 0.2, enough for extraction 0.71-0.86 on its own book (0.4 is asserted).
 
     Random 24-token windows, as a real model sees a book inside longer sequences: trained on the whole
     text from position 0 alone, a tiny model with absolute positions would learn positions, not text.
@@ -60,7 +61,7 @@ def _memorised(book: Book, name: str) -> HFBackend:
         loss.backward()
         optimiser.step()
         optimiser.zero_grad()
-        if loss.item() < 0.05:
+        if loss.item() < 0.2:
             break
     model.eval()
     return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
