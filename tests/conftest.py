@@ -42,8 +42,8 @@ EXTERNAL_FOLDERS = ("tests/models/served/", "tests/scaleout/")
 """Every test here starts a vLLM server or a Ray cluster."""
 EXTERNAL_FIXTURES = {"browser", "vllm"}
 """A test that takes one of these drives headless Chromium or the session's vLLM server."""
-EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai", "running_vllm")
-"""A test module that calls these runs lm-evaluation-harness, inspect_ai or a vLLM server."""
+EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai")
+"""A test module that calls these runs lm-evaluation-harness or inspect_ai."""
 SERVERS_LANE = (*EXTERNAL_FOLDERS, "tests/processes/test_lifetime.py", "tests/test_wheel.py")
 """Modules (with those that use the session's vLLM) that mostly wait on processes of their own: marked
 ``servers``, they run in a lane of their own beside the rest (``tests/lanes.py``, ``make test``)."""
@@ -105,7 +105,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     seconds = measured()
     for item in items:
         path = Path(str(item.path))
-        relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+        relative = _relative(item, root)
         if seconds.get(relative, 0.0) >= SLOW_SECONDS:
             item.add_marker(pytest.mark.slow)
         if path not in harness_modules:
@@ -120,6 +120,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     _server_modules_together(items)
     server_modules = {item.path for item in items if _uses_server(item)}
     for item in items:
-        relative = Path(str(item.path)).relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
-        if relative.startswith((*SERVERS_LANE, *BALANCE)) or item.path in server_modules:
+        if _relative(item, root).startswith((*SERVERS_LANE, *BALANCE)) or item.path in server_modules:
             item.add_marker(pytest.mark.servers)
+
+
+def _relative(item: pytest.Item, root: Path) -> str:
+    path = Path(str(item.path))
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()

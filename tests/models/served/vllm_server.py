@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,7 +36,6 @@ __all__ = [
     "SHARED",
     "VLLMServer",
     "key_in_environment",
-    "running_vllm",
     "smollm2_folder",
 ]
 
@@ -55,35 +54,12 @@ class VLLMServer(VLLMProcess):
             pytest.fail(str(exc), pytrace=False)
 
 
-@contextmanager
-def running_vllm(
-    port: int,
-    log: Path,
-    *,
-    served_name: str = SERVED_NAME,
-    model_folder: Path | None = None,
-    extra_args: tuple[str, ...] = (),
-    env: Mapping[str, str] | None = None,
-    max_model_len: int = 4096,
-) -> Iterator[VLLMServer]:
-    """A server of its own for the ``with`` block (for a test that needs other flags than the shared one)."""
-    server = VLLMServer(
-        port, log, served_name, model_folder, extra_args, dict(env or {}), max_model_len=max_model_len
-    )
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
 class SharedServer:
     """The session's one server: started by the first module that asks, started again if a test left it
     down (a test that kills it restarts it itself), stopped by ``stop`` after the last test using it."""
 
     def __init__(self) -> None:
         self.server: VLLMServer | None = None
-        self.starts = 0
 
     def running(self, log_dir: Path) -> VLLMServer:
         if self.server is None:
@@ -98,7 +74,6 @@ class SharedServer:
         if self.server.process is None or self.server.process.poll() is not None:
             self.server.process = None
             self.server.start()
-            self.starts += 1
         return self.server
 
     def stop(self) -> None:
