@@ -20,7 +20,7 @@ export TRANSFORMERS_OFFLINE := 1
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long demo-context test test-ready project-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
+.PHONY: install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
 
 install: $(STAMP)
 
@@ -97,16 +97,15 @@ docs-cli: install
 GUARDED := $(BIN)/python -m longread.processes.guard --grace 20 --
 DURATIONS ?= 10
 
+# lint, mypy, the import contracts and the docs run beside the lanes (tests/lanes.py --checks), once every
+# install is done, so that they never read a venv pip is writing.
 test: test-ready
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m tests.lanes --durations=$(DURATIONS)
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m tests.lanes \
+	  --checks "$(MAKE) --no-print-directory lint typecheck docs" --durations=$(DURATIONS)
 
-# Everything `make test` needs, the vLLM venv installed beside the project's (it depends on nothing of it);
-# lint, mypy and the docs wait for the test extras, so that they never read a venv pip is writing.
+# Everything `make test` needs, the vLLM venv installed beside the project's (it depends on nothing of it).
 test-ready:
-	$(MAKE) -j2 --output-sync=target --no-print-directory $(VLLM_STAMP) project-ready
-
-project-ready: install $(TEST_STAMP)
-	$(MAKE) --no-print-directory lint typecheck docs
+	$(MAKE) -j2 --output-sync=target --no-print-directory $(VLLM_STAMP) $(TEST_STAMP)
 
 # The contributor's loop: lint, types, import contracts, the docs and every test that starts no server,
 # cluster, browser or external harness (marked `external`) and is not slow (`tests/module_seconds.txt`);

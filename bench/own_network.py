@@ -20,6 +20,7 @@ def stay_in_own_network() -> None:
         return
     command = shlex.join([sys.executable, *sys.argv])
     env = {**os.environ, INSIDE: "1", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    # No exec: the shell stays the namespace's first process and reaps the orphans Ray leaves.
     namespaces = ["unshare", "-n", "-p", "-f", "--mount-proc", "--kill-child"]
-    done = subprocess.run([*namespaces, "sh", "-c", f"ip link set lo up && exec {command}"], env=env)
+    done = subprocess.run([*namespaces, "sh", "-c", f"ip link set lo up && {command}; exit $?"], env=env)
     raise SystemExit(done.returncode)

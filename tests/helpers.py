@@ -88,8 +88,12 @@ OWN_NAMESPACES = ("unshare", "-n", "-p", "-f", "--mount-proc", "--kill-child")
 
 
 def own_network_command(argv: Sequence[str]) -> list[str]:
-    """``argv`` in namespaces of its own, loopback up; every process in them ends with ``unshare``."""
-    return [*OWN_NAMESPACES, "sh", "-c", f"ip link set lo up && exec {shlex.join(argv)}"]
+    """``argv`` in namespaces of its own, loopback up; every process in them ends with ``unshare``.
+
+    The shell stays the namespace's first process (no ``exec``): the first process of a PID namespace
+    inherits its orphans, and a shell reaps them. Python in that place would not, and every Ray process
+    orphaned by a stop would stay a zombie that ``ray stop`` waits out (measured: 24 s against 2 s)."""
+    return [*OWN_NAMESPACES, "sh", "-c", f"ip link set lo up && {shlex.join(argv)}; exit $?"]
 
 
 def require_ray() -> None:

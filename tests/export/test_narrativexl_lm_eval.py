@@ -29,7 +29,7 @@ from tests.models_fixtures import backend
 from tests.tolerances import summed_logprob_tolerance
 
 pytestmark = pytest.mark.slow
-LENGTHS = (160, 320)
+LENGTHS = (96, 192)
 
 
 class LoglikelihoodOnly:

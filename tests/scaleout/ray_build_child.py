@@ -220,7 +220,7 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
 
     settings = NarrativeXLBuildSettings(
         seed=3,
-        max_scenes=4,
+        max_scenes=2,
         summaries=SummarySettings(
             summary_max_tokens=16, distortion_max_tokens=16, hierarchical_max_tokens=16
         ),

@@ -39,7 +39,7 @@ DECOYS = [CORPUS / f"pg{n}.txt.gz" for n in (1342, 84, 120, 105, 174)]
 SETTINGS = NarrativeXLBuildSettings(
     seed=3,
     max_scenes=8,
-    summaries=SummarySettings(summary_max_tokens=32, distortion_max_tokens=32, hierarchical_max_tokens=32),
+    summaries=SummarySettings(summary_max_tokens=16, distortion_max_tokens=16, hierarchical_max_tokens=16),
 )
 
 
