@@ -19,8 +19,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from nltk.translate.meteor_score import meteor_score
-
 from longread.metrics.text_overlap import check_references
 from longread.metrics.wordnet import WORDNET_SOURCE, wordnet_reader
 
@@ -41,6 +39,8 @@ def meteor_from_tokens(
     """METEOR (0–100) of pre-tokenised text: the best over the references."""
     if not reference_tokens:
         raise ValueError("a prediction has no reference to be scored against")
+    from nltk.translate.meteor_score import meteor_score  # nltk costs ~1.3 s to import: only when scored
+
     reader = wordnet_reader(wordnet_root, wordnet_source)
     return 100.0 * float(
         meteor_score([list(ref) for ref in reference_tokens], list(prediction_tokens), wordnet=reader)

@@ -36,9 +36,12 @@ import re
 import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from rouge_score.rouge_scorer import RougeScorer
 from sacrebleu.metrics.bleu import BLEU
+
+if TYPE_CHECKING:  # rouge-score imports nltk (~1.3 s: scipy, sklearn, pandas): only when ROUGE is scored
+    from rouge_score.rouge_scorer import RougeScorer
 
 BLEU_MAX_ORDER = 4
 # [prediction length, closest reference length, matches of order 1..4, totals of order 1..4]
@@ -160,6 +163,8 @@ def sentence_bleu(prediction: str, references: Sequence[str], max_ngram_order: i
 
 @functools.cache
 def _rouge_scorer(use_stemmer: bool) -> RougeScorer:
+    from rouge_score.rouge_scorer import RougeScorer
+
     return RougeScorer(["rougeL"], use_stemmer=use_stemmer)
 
 

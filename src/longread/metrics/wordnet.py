@@ -27,11 +27,12 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-
-import nltk
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
+from typing import TYPE_CHECKING
 
 from longread.errors import BadInputError
+
+if TYPE_CHECKING:  # nltk costs ~1.3 s to import (scipy, sklearn, pandas): only when METEOR is scored
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 WORDNET_SOURCE = Path("/usr/share/wordnet")
 INSTALL_HINT = "install them with `apt-get install wordnet-base wordnet-sense-index` (or `make install`)"
@@ -174,6 +175,9 @@ def wordnet_reader(root: Path | None = None, source: Path = WORDNET_SOURCE) -> W
     with _LOCK:
         reader = _READERS.get(resolved)
         if reader is None:
+            import nltk
+            from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
             if str(resolved) not in nltk.data.path:
                 nltk.data.path.insert(0, str(resolved))
             with warnings.catch_warnings():  # "multilingual functions are not available": none are used
