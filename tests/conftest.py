@@ -50,10 +50,10 @@ SERVERS_LANE = (*EXTERNAL_FOLDERS, "tests/processes/test_lifetime.py", "tests/te
 BALANCE = (
     "tests/export/test_narrativexl_lm_eval.py",
     "tests/export/test_narrativexl_summaries.py",
-    "tests/export/test_muld_style.py",
 )
 """Model-heavy modules run in the servers lane too, so the lanes end together (measured on a fresh clone:
-the servers lane alone ended 270 s before the other; these take ~140 s on their own)."""
+with these two and the MuLD style comparison there, the servers lane ended ~50 s after the other, one
+core idle meanwhile; that comparison, ~24 s on its own, went back)."""
 
 
 SERVER_FIXTURE = "vllm"
