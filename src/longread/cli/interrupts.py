@@ -1,6 +1,6 @@
 """Stopping a command: SIGINT (Ctrl-C), SIGTERM (a scheduler's time limit, ``kill``) and SIGHUP (a closed
 terminal) all unwind the command as a :class:`KeyboardInterrupt` would, so every ``finally`` runs — a
-Ray this command started stops, a build's worker pool is terminated, a server it started is ended —
+Ray this command started stops, a build's worker processes are killed, a server it started is ended —
 and finished rows stay where the append-only logs put them. The exit code is 128 + the signal's number.
 """
 

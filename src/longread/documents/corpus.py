@@ -1,8 +1,8 @@
 """Read whole folders and archives of books as a stream, in parallel worker processes.
 
 Work is handed out one source at a time and results come back in input order
-(``imap``), so output is deterministic whatever the number of workers, and memory
-holds only the sources in flight, never the corpus. Who runs the work is a
+(:class:`~longread.processes.ordered_pool.OrderedPool`), so output is deterministic whatever the
+number of workers, and memory holds only the sources in flight, never the corpus. Who runs the work is a
 :class:`SourceMapper` handed in: processes of this machine by default
 (:class:`LocalProcesses`); a caller higher up may hand in another (Ray tasks:
 ``longread.scaleout.ray_books.RayMapper``), and this module never knows it.
@@ -11,10 +11,8 @@ holds only the sources in flight, never the corpus. Who runs the work is a
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import pickle
-import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ from longread.documents.book import Book
 from longread.documents.reader import ExcludedBook, ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
-from longread.processes.lifetime import die_with
+from longread.processes.ordered_pool import OrderedPool
 
 T = TypeVar("T")
 
@@ -129,35 +127,29 @@ class LocalProcesses:
             return
         # Each worker runs one tokenizer thread: the parallelism is across books.
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        # A worker ends with this process, however it ends (SIGKILL included): no orphaned pool.
-        # The job goes to each worker once, when it starts (not with every source: a job may carry a
-        # large table, such as ChapterBreak's out-of-book negative pool).
-        with context.Pool(
-            processes=self.workers, initializer=_pool_worker_start, initargs=(os.getpid(), job)
-        ) as pool:
-            yield from pool.imap(_run_installed_job, sources, chunksize=1)
+        # The workers end with this process, however it ends (SIGKILL included), and whenever this
+        # generator is left (an interrupt, an error, close()): no orphaned or hung pool. The job goes
+        # to each worker once, when it starts (not with every source: a job may carry a large table,
+        # such as ChapterBreak's out-of-book negative pool).
+        pool: OrderedPool[Source, list[BookOutcome[T]]] = OrderedPool(self.workers, job, _lost_source)
+        yield from pool.map(sources)
 
 
-_installed_job: Callable[[Source], list[BookOutcome[object]]] | None = None
-"""The job of this worker process (set by :func:`_pool_worker_start`)."""
-
-
-def _pool_worker_start(parent: int, job: Callable[[Source], list[BookOutcome[object]]]) -> None:
-    """In each worker: end with the parent (however it ends); leave Ctrl-C to the parent, which
-    terminates the pool; die at once on the SIGTERM of ``Pool.terminate`` (not the parent's handler);
-    keep the job every source of this pool is handed to."""
-    global _installed_job
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-    die_with(parent)
-    _installed_job = job
-
-
-def _run_installed_job(source: Source) -> list[BookOutcome[object]]:
-    assert _installed_job is not None, "the pool's initializer installs the job"
-    return _installed_job(source)
+def _lost_source(source: Source, exitcode: int) -> list[BookOutcome[T]]:
+    """The outcome of a source that killed the worker reading it twice (the other books go on)."""
+    how = f"signal {-exitcode}" if exitcode < 0 else f"exit code {exitcode}"
+    return [
+        BookOutcome(
+            label=source.label,
+            book_id=None,
+            error=BadInputError(
+                source.label,
+                f"the worker process reading it died twice ({how}; SIGKILL, signal 9, is often the "
+                "out-of-memory killer)",
+                "build with fewer --workers, or give the machine more memory; read it alone to see why",
+            ),
+        )
+    ]
 
 
 def map_books(
