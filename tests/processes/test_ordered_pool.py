@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from types import FrameType
+from typing import cast
 
 import pytest
 
@@ -92,7 +94,7 @@ def test_an_item_that_kills_every_worker_it_meets_is_lost_in_its_place_only(tmp_
 
 def test_leaving_the_stream_early_kills_the_workers() -> None:
     pool = OrderedPool(2, _slow_square, _no_loss)
-    stream: Iterator[tuple[int, int]] = pool.map(range(1000))
+    stream = cast(Generator[tuple[int, int], None, None], pool.map(range(1000)))
     _, first = next(stream)
     stream.close()  # what a caller's exception or interrupt does to the generator
     assert _gone({first}) and not pool._live
@@ -105,17 +107,21 @@ class _Interrupted(KeyboardInterrupt):
 def test_a_stop_signal_during_a_fork_interrupts_the_parent_and_no_worker_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """SIGTERM sent to the parent at the instant a worker forks (from inside ``Process.start``) waits
-    until the fork is done, then interrupts the parent; the worker, born without the parent's handler,
-    is killed on the way out. (With ``multiprocessing.Pool`` this window left a worker that ignored
-    SIGTERM and a command that waited on it for good.)"""
+    """SIGTERM sent to the forking thread at the instant a worker forks (from inside ``Process.start``)
+    waits until the fork is done, then interrupts the parent; the worker, born without the parent's
+    handler, is killed on the way out. Another thread runs meanwhile, as in a real command (a signal
+    sent to the whole process may be taken by any thread that does not block it: that is why leaving
+    the stream kills the workers with SIGKILL whatever they do with SIGTERM). (With
+    ``multiprocessing.Pool`` this window left a worker that ignored SIGTERM and a command that waited
+    on it for good.)"""
     import multiprocessing.process
 
     started: list[int] = []
     real_start = multiprocessing.process.BaseProcess.start
+    forking_thread = threading.get_ident()
 
     def start_under_a_signal(self: multiprocessing.process.BaseProcess) -> None:
-        os.kill(os.getpid(), signal.SIGTERM)  # pending: blocked while the worker forks
+        signal.pthread_kill(forking_thread, signal.SIGTERM)  # pending: blocked while the worker forks
         real_start(self)
         assert self.pid is not None
         started.append(self.pid)
@@ -124,6 +130,9 @@ def test_a_stop_signal_during_a_fork_interrupts_the_parent_and_no_worker_stays(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as longread's commands do while unwinding
         raise _Interrupted
 
+    other_thread_ends = threading.Event()
+    other_thread = threading.Thread(target=other_thread_ends.wait, daemon=True)
+    other_thread.start()
     previous = signal.signal(signal.SIGTERM, interrupt)
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_under_a_signal)
     try:
@@ -131,6 +140,7 @@ def test_a_stop_signal_during_a_fork_interrupts_the_parent_and_no_worker_stays(
             list(OrderedPool(2, _slow_square, _no_loss).map(range(100)))
     finally:
         signal.signal(signal.SIGTERM, previous)
+        other_thread_ends.set()
     assert started and _gone(set(started))
 
 

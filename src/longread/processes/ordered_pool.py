@@ -7,9 +7,11 @@ unwinds) and ignored ``Pool.terminate``'s SIGTERM, while the command's exit join
 ``terminate`` itself waits on a lock an idle worker holds while it waits for a task that never
 comes. Here:
 
-- the stop signals are blocked in the parent while a worker forks, so no signal lands between the
-  fork and the worker's own dispositions (SIGINT ignored: Ctrl-C is the parent's to handle;
-  SIGTERM and SIGHUP deadly); the parent gets a signal that came meanwhile as soon as the fork ends;
+- the stop signals are blocked in the forking thread while a worker forks, so the worker is born
+  with them blocked and sets its own dispositions before it takes any (SIGINT ignored: Ctrl-C is the
+  parent's to handle; SIGTERM and SIGHUP deadly); a signal sent to that thread meanwhile reaches the
+  parent once the fork is done (one sent to the whole process may be taken by another thread at once;
+  either way the worker never runs the parent's handler);
 - each worker has a pipe of its own (no lock is shared), holds one item at a time, and dies with the
   parent however the parent ends (:func:`~longread.processes.lifetime.die_with`);
 - leaving :meth:`OrderedPool.map` in any way (the end, an exception, an interrupt, ``close()`` of the
