@@ -42,38 +42,41 @@ def read_bytes(path: str | Path) -> bytes:
             with path.open("rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as reader:
                 return reader.read()
         return path.read_bytes()
-    except FileNotFoundError:
-        raise BadInputError(path, "file not found", "check the path") from None
-    except IsADirectoryError:
-        raise BadInputError(path, "is a directory, not a file", "pass the files inside it") from None
-    except (OSError, EOFError, ValueError) as exc:
-        kind = path.suffix or "file"
-        raise BadInputError(
-            path,
-            f"cannot decompress this {kind} ({exc})",
-            "the file is corrupt or not of its suffix's format",
-        ) from None
-    except Exception as exc:  # zstandard raises its own error type
-        raise BadInputError(path, f"cannot read ({type(exc).__name__}: {exc})", "check the file") from None
+    except Exception as exc:
+        raise _unreadable(path, exc) from None
 
 
 def read_head(path: str | Path, size: int) -> bytes:
     """The first ``size`` decompressed bytes, without reading the rest (for sniffing a format)."""
     path = Path(path)
-    if path.name.endswith((".gz", ".bz2")):
-        opener = gzip.open if path.name.endswith(".gz") else bz2.open
-        try:
-            with opener(path, "rb") as fh:
-                return fh.read(size)
-        except (OSError, EOFError) as exc:
-            raise BadInputError(path, f"cannot decompress ({exc})", "the file is corrupt") from None
     if path.name.endswith(".zst"):
         return read_bytes(path)[:size]
     try:
+        if path.name.endswith((".gz", ".bz2")):
+            opener = gzip.open if path.name.endswith(".gz") else bz2.open
+            with opener(path, "rb") as fh:
+                return fh.read(size)
         with path.open("rb") as fh:
             return fh.read(size)
-    except FileNotFoundError:
-        raise BadInputError(path, "file not found", "check the path") from None
+    except Exception as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: Exception) -> BadInputError:
+    """Why ``path`` could not be read, for a person: missing, a folder, not readable, or corrupt."""
+    if isinstance(exc, FileNotFoundError):
+        return BadInputError(path, "file not found", "check the path")
+    if isinstance(exc, IsADirectoryError):
+        return BadInputError(path, "is a directory, not a file", "pass the files inside it")
+    if isinstance(exc, PermissionError):
+        return BadInputError(path, f"cannot be read ({exc.strerror})", "check the file's permissions")
+    if path.name.endswith(COMPRESSED_SUFFIXES):  # zstandard raises an error type of its own
+        return BadInputError(
+            path,
+            f"cannot decompress this {path.suffix} ({exc})",
+            "the file is corrupt or not of its suffix's format",
+        )
+    return BadInputError(path, f"cannot be read ({type(exc).__name__}: {exc})", "check the file")
 
 
 def decode_text(
