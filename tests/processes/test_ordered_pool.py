@@ -76,12 +76,18 @@ def test_the_jobs_own_exception_reaches_the_caller_and_the_workers_end() -> None
     assert _gone(set(seen))
 
 
+def _noted(result: tuple[int, int], exitcode: int) -> tuple[int, int]:
+    return result[0], exitcode  # the pid gives way to the exit code of the worker that died
+
+
 def test_a_worker_that_dies_is_replaced_and_its_item_tried_again(tmp_path: Path) -> None:
-    pool = OrderedPool(2, _DieOnce(5, times=1, marks=tmp_path / "marks"), _no_loss)
+    pool = OrderedPool(2, _DieOnce(5, times=1, marks=tmp_path / "marks"), _no_loss, on_retried=_noted)
     results = list(pool.map(range(12)))
     assert [square for square, _ in results] == [item * item for item in range(12)]
+    assert results[5][1] == -signal.SIGKILL  # the retry is told, on that item only
+    assert all(pid > 0 for _, pid in results[:5] + results[6:])
     assert (tmp_path / "marks").read_text() == "xx"  # died once, answered the second time
-    assert _gone({pid for _, pid in results})
+    assert _gone({pid for _, pid in results[:5] + results[6:]})
 
 
 def test_an_item_that_kills_every_worker_it_meets_is_lost_in_its_place_only(tmp_path: Path) -> None:

@@ -131,13 +131,27 @@ class LocalProcesses:
         # generator is left (an interrupt, an error, close()): no orphaned or hung pool. The job goes
         # to each worker once, when it starts (not with every source: a job may carry a large table,
         # such as ChapterBreak's out-of-book negative pool).
-        pool: OrderedPool[Source, list[BookOutcome[T]]] = OrderedPool(self.workers, job, _lost_source)
+        pool: OrderedPool[Source, list[BookOutcome[T]]] = OrderedPool(
+            self.workers, job, _lost_source, on_retried=_read_again
+        )
         yield from pool.map(sources)
+
+
+def _how_it_died(exitcode: int) -> str:
+    return f"signal {-exitcode}" if exitcode < 0 else f"exit code {exitcode}"
+
+
+def _read_again(outcomes: list[BookOutcome[T]], exitcode: int) -> list[BookOutcome[T]]:
+    """The outcomes of a source whose first worker died (noted on the first, as Ray's mapper does)."""
+    if not outcomes:
+        return outcomes
+    note = f"its worker process died ({_how_it_died(exitcode)}); read again in a new one"
+    return [dataclasses.replace(outcomes[0], notes=(*outcomes[0].notes, note)), *outcomes[1:]]
 
 
 def _lost_source(source: Source, exitcode: int) -> list[BookOutcome[T]]:
     """The outcome of a source that killed the worker reading it twice (the other books go on)."""
-    how = f"signal {-exitcode}" if exitcode < 0 else f"exit code {exitcode}"
+    how = _how_it_died(exitcode)
     return [
         BookOutcome(
             label=source.label,

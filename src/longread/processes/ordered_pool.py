@@ -68,6 +68,9 @@ class OrderedPool(Generic[A, R]):
     job: Callable[[A], R]
     on_lost: Callable[[A, int], R]
     window: int = 0
+    on_retried: Callable[[R, int], R] | None = None
+    """Applied to the result of an item that killed a worker before another answered it (with that
+    exit code): a caller records it (a book's note), so a retry is never silent."""
     _live: list[_Worker] = field(default_factory=list, init=False, repr=False)
 
     def map(self, items: Iterable[A]) -> Iterator[R]:
@@ -78,6 +81,7 @@ class OrderedPool(Generic[A, R]):
         source = iter(items)
         done: dict[int, R] = {}
         tries: dict[int, int] = {}
+        deaths: dict[int, int] = {}  # the exit code of the last worker an item killed
         next_in = next_out = 0
         exhausted = False
         try:
@@ -107,6 +111,9 @@ class OrderedPool(Generic[A, R]):
                         if not ok:
                             assert isinstance(value, BaseException)
                             raise value  # the job's own exception, as the job would have raised it here
+                        died = deaths.pop(index, None)
+                        if died is not None and self.on_retried is not None:
+                            value = self.on_retried(value, died)  # type: ignore[arg-type]
                         done[index] = value  # type: ignore[assignment]
                         worker.item = None
                         idle.append(worker)
@@ -114,10 +121,12 @@ class OrderedPool(Generic[A, R]):
                     # it died holding the item: a new worker takes its place (and the item, once more)
                     exitcode = self._bury(worker)
                     tries[index] = tries.get(index, 0) + 1
+                    deaths[index] = exitcode
                     replacement = self._start(context)
                     if tries[index] < TRIES:
                         self._hand(replacement, index, lost)
                     else:
+                        deaths.pop(index, None)
                         done[index] = self.on_lost(lost, exitcode)
                         idle.append(replacement)
         finally:
