@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -149,9 +150,15 @@ def test_the_backend_only_talks_to_loopback(backend: ServedBackend, reference: P
 
 
 def test_faults_that_pass_are_retried_and_change_nothing(
-    proxy: FaultProxy, backend: ServedBackend, data: Path, reference: Path, tmp_path: Path
+    proxy: FaultProxy,
+    backend: ServedBackend,
+    data: Path,
+    reference: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Eight requests, each failed once (one twice) in its own way: the run equals the reference."""
+    caplog.set_level(logging.INFO, logger="longread.models.served.client")
     transient = [
         fault_proxy.too_many_requests(retry_after=1.5),
         fault_proxy.hang(HANG_CAP_S),
@@ -183,9 +190,13 @@ def test_faults_that_pass_are_retried_and_change_nothing(
     assert after_429 >= 1.49, "Retry-After: 1.5 waited for"
     hung, answered = by_fault[f"hang {HANG_CAP_S:g}s"]
     assert hung.client_left, "the client gave up on the hang itself (the proxy never ends one before)"
+    # The client says why it gave up: its own timeout, once, on the first try (no other fault times out).
+    gave_up = [record.getMessage() for record in caplog.records if "timed out" in record.getMessage()]
+    assert len(gave_up) == 1, gave_up
+    assert f"timed out (no answer within {TIMEOUT_S:g} s); retry 1/{RETRIES}" in gave_up[0], gave_up
     # The proxy stamps a request once it has accepted and parsed it, later than the client's timer starts
-    # (by 0.17 s seen on a fresh clone with both lanes busy, more on a slower machine): half the timeout
-    # tells the client's own timeout from an early give-up without racing the clock.
+    # (by 0.17 s seen on a fresh clone with both lanes busy, more on a slower machine): its clock shows the
+    # hang lasted, and the retry came after, without racing the client's.
     assert hung.ended - hung.arrived >= TIMEOUT_S / 2, "not before its timeout"
     assert answered.arrived >= hung.arrived + TIMEOUT_S / 2, "asked again after the client gave up"
 
