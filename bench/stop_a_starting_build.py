@@ -12,6 +12,7 @@ one core under a cgroup quota.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import signal
@@ -55,7 +56,7 @@ def main() -> None:
                 if shutil.which("py-spy"):
                     subprocess.run(["py-spy", "dump", "--pid", str(build.pid)], check=False)
                 for pid in descendants(build.pid):
-                    subprocess.run(["kill", "-9", str(pid)], check=False)
+                    os.kill(pid, signal.SIGKILL)
                 build.kill()
                 build.wait()
     print(f"{ended} of {args.trials} ended, {hung} hung")

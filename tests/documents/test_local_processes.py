@@ -9,6 +9,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from longread.documents.book import Book
 from longread.documents.bundled import bundled_books
 from longread.documents.corpus import LocalProcesses, map_books
@@ -24,19 +26,37 @@ def chapters_of(book: Book, *, kills: str, times: int, marks: Path) -> int:
     return len(book.chapters)
 
 
-def _outcomes(
-    per_book: functools.partial[int], workers: int
-) -> list[tuple[str, int | None, str, tuple[str, ...]]]:
+Seen = tuple[str, int | None, str, tuple[str, ...]]
+"""An outcome as compared: label, result, error message, notes."""
+
+
+def _outcomes(per_book: functools.partial[int], workers: int) -> list[Seen]:
     return [
         (outcome.label, outcome.result, str(outcome.error or ""), outcome.notes)
         for outcome in map_books(bundled_books(), per_book, mapper=LocalProcesses(workers))
     ]
 
 
-def test_a_dead_worker_is_replaced_its_book_read_again_and_noted(tmp_path: Path) -> None:
-    one_process = _outcomes(functools.partial(chapters_of, kills="", times=0, marks=tmp_path / "none"), 1)
-    victim = next(outcome for outcome in map_books(bundled_books()[:1], lambda book: book.id)).result
-    assert victim and len(one_process) >= 3
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory: pytest.TempPathFactory) -> list[Seen]:
+    """The bundled books read in this process, no worker killed."""
+    marks = tmp_path_factory.mktemp("none") / "marks"
+    seen = _outcomes(functools.partial(chapters_of, kills="", times=0, marks=marks), 1)
+    assert len(seen) >= 3 and all(result for _, result, _, _ in seen)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def victim() -> str:
+    """The id of the first bundled book: its worker is the one killed."""
+    book_id = next(outcome for outcome in map_books(bundled_books()[:1], lambda book: book.id)).result
+    assert book_id
+    return book_id
+
+
+def test_a_dead_worker_is_replaced_its_book_read_again_and_noted(
+    one_process: list[Seen], victim: str, tmp_path: Path
+) -> None:
     per_book = functools.partial(chapters_of, kills=victim, times=1, marks=tmp_path / "marks")
     pooled = _outcomes(per_book, 2)
     assert [(label, result, error) for label, result, error, _ in pooled] == [
@@ -47,14 +67,13 @@ def test_a_dead_worker_is_replaced_its_book_read_again_and_noted(tmp_path: Path)
     assert not any(notes[1:])
 
 
-def test_a_book_that_kills_every_worker_is_reported_and_the_rest_go_on(tmp_path: Path) -> None:
-    one_process = _outcomes(functools.partial(chapters_of, kills="", times=0, marks=tmp_path / "none"), 1)
-    victim = next(outcome for outcome in map_books(bundled_books()[:1], lambda book: book.id)).result
-    assert victim
+def test_a_book_that_kills_every_worker_is_reported_and_the_rest_go_on(
+    one_process: list[Seen], victim: str, tmp_path: Path
+) -> None:
     per_book = functools.partial(chapters_of, kills=victim, times=99, marks=tmp_path / "marks")
     pooled = _outcomes(per_book, 2)
     label, result, error, _ = pooled[0]
     assert label == one_process[0][0] and result is None
-    assert "the worker process reading it died twice (signal 9" in error and "--workers" in error
+    assert "the 2 worker processes that read it died (signal 9" in error and "--workers" in error
     assert pooled[1:] == one_process[1:]
     assert (tmp_path / "marks").read_text() == "xx"

@@ -3,6 +3,8 @@ that leaves no worker behind (a stop signal while a worker forks included)."""
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import threading
@@ -50,6 +52,10 @@ class _DieOnce:
             if len(self.marks.read_text()) <= self.times:
                 os.kill(os.getpid(), signal.SIGKILL)
         return item * item, os.getpid()
+
+
+def _workers_running() -> int:
+    return sum(child.name == "longread-worker" for child in multiprocessing.active_children())
 
 
 def _gone(pids: set[int]) -> bool:
@@ -102,8 +108,9 @@ def test_leaving_the_stream_early_kills_the_workers() -> None:
     pool = OrderedPool(2, _slow_square, _no_loss)
     stream = cast(Generator[tuple[int, int], None, None], pool.map(range(1000)))
     _, first = next(stream)
+    assert _workers_running() == 2
     stream.close()  # what a caller's exception or interrupt does to the generator
-    assert _gone({first}) and not pool._live
+    assert _gone({first}) and _workers_running() == 0
 
 
 class _Interrupted(KeyboardInterrupt):
@@ -120,8 +127,6 @@ def test_a_stop_signal_during_a_fork_interrupts_the_parent_and_no_worker_stays(
     the stream kills the workers with SIGKILL whatever they do with SIGTERM). (With
     ``multiprocessing.Pool`` this window left a worker that ignored SIGTERM and a command that waited
     on it for good.)"""
-    import multiprocessing.process
-
     started: list[int] = []
     real_start = multiprocessing.process.BaseProcess.start
     forking_thread = threading.get_ident()

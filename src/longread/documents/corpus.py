@@ -22,7 +22,7 @@ from longread.documents.book import Book
 from longread.documents.reader import ExcludedBook, ReadOptions, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
-from longread.processes.ordered_pool import OrderedPool
+from longread.processes.ordered_pool import TRIES, OrderedPool
 
 T = TypeVar("T")
 
@@ -150,7 +150,7 @@ def _read_again(outcomes: list[BookOutcome[T]], exitcode: int) -> list[BookOutco
 
 
 def _lost_source(source: Source, exitcode: int) -> list[BookOutcome[T]]:
-    """The outcome of a source that killed the worker reading it twice (the other books go on)."""
+    """The outcome of a source that killed every worker that read it (the other books go on)."""
     how = _how_it_died(exitcode)
     return [
         BookOutcome(
@@ -158,8 +158,8 @@ def _lost_source(source: Source, exitcode: int) -> list[BookOutcome[T]]:
             book_id=None,
             error=BadInputError(
                 source.label,
-                f"the worker process reading it died twice ({how}; SIGKILL, signal 9, is often the "
-                "out-of-memory killer)",
+                f"the {TRIES} worker processes that read it died ({how}; SIGKILL, signal 9, is often "
+                "the out-of-memory killer)",
                 "build with fewer --workers, or give the machine more memory; read it alone to see why",
             ),
         )

@@ -30,7 +30,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
@@ -71,7 +71,6 @@ class OrderedPool(Generic[A, R]):
     on_retried: Callable[[R, int], R] | None = None
     """Applied to the result of an item that killed a worker before another answered it (with that
     exit code): a caller records it (a book's note), so a retry is never silent."""
-    _live: list[_Worker] = field(default_factory=list, init=False, repr=False)
 
     def map(self, items: Iterable[A]) -> Iterator[R]:
         if self.workers < 1:
@@ -84,8 +83,9 @@ class OrderedPool(Generic[A, R]):
         deaths: dict[int, int] = {}  # the exit code of the last worker an item killed
         next_in = next_out = 0
         exhausted = False
+        live: list[_Worker] = []  # this stream's workers (a pool may stream more than once)
         try:
-            idle = [self._start(context) for _ in range(self.workers)]
+            idle = [self._start(context, live) for _ in range(self.workers)]
             while True:
                 while idle and not exhausted and next_in < next_out + window:
                     try:
@@ -93,17 +93,17 @@ class OrderedPool(Generic[A, R]):
                     except StopIteration:
                         exhausted = True
                         break
-                    self._hand(idle.pop(), next_in, item)
+                    _hand(idle.pop(), next_in, item)
                     next_in += 1
                 while next_out in done:
                     yield done.pop(next_out)
                     next_out += 1
-                busy = [worker for worker in self._live if worker.item is not None]
+                busy = [worker for worker in live if worker.item is not None]
                 if not busy:
                     if exhausted:
                         return
                     continue
-                for worker in self._wait(busy):
+                for worker in _wait(busy):
                     index, lost = _held(worker)
                     answer = _answer(worker)
                     if answer is not None:
@@ -119,20 +119,20 @@ class OrderedPool(Generic[A, R]):
                         idle.append(worker)
                         continue
                     # it died holding the item: a new worker takes its place (and the item, once more)
-                    exitcode = self._bury(worker)
+                    exitcode = _bury(worker, live)
                     tries[index] = tries.get(index, 0) + 1
                     deaths[index] = exitcode
-                    replacement = self._start(context)
+                    replacement = self._start(context, live)
                     if tries[index] < TRIES:
-                        self._hand(replacement, index, lost)
+                        _hand(replacement, index, lost)
                     else:
                         deaths.pop(index, None)
                         done[index] = self.on_lost(lost, exitcode)
                         idle.append(replacement)
         finally:
-            self._kill_all()
+            _kill_all(live)
 
-    def _start(self, context: multiprocessing.context.BaseContext) -> _Worker:
+    def _start(self, context: multiprocessing.context.BaseContext, live: list[_Worker]) -> _Worker:
         ours, theirs = context.Pipe()
         process = context.Process(  # type: ignore[attr-defined]
             target=_serve, args=(theirs, os.getpid(), self.job), daemon=True, name="longread-worker"
@@ -141,47 +141,51 @@ class OrderedPool(Generic[A, R]):
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if _masks else None
         try:
             process.start()
-            self._live.append(_Worker(process, ours))
+            live.append(_Worker(process, ours))
         finally:
             if blocked is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             theirs.close()
-        return self._live[-1]
+        return live[-1]
 
-    def _hand(self, worker: _Worker, index: int, item: object) -> None:
-        worker.item = (index, item)
-        # if it died already, the wait sees its sentinel and hands the item on
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
-            worker.conn.send((index, item))
 
-    def _wait(self, busy: list[_Worker]) -> list[_Worker]:
-        by_handle: dict[Connection | int, _Worker] = {}
-        for worker in busy:
-            by_handle[worker.conn] = worker
-            by_handle[worker.process.sentinel] = worker
-        ready = wait(list(by_handle))
-        seen: list[_Worker] = []
-        for handle in ready:
-            worker = by_handle[handle]  # type: ignore[index]  # wait gives back what it was given
-            if worker not in seen:
-                seen.append(worker)
-        return seen
+def _hand(worker: _Worker, index: int, item: object) -> None:
+    worker.item = (index, item)
+    # if it died already, the wait sees its sentinel and hands the item on
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
+        worker.conn.send((index, item))
 
-    def _bury(self, worker: _Worker) -> int:
-        """Reap a worker that died; its exit code."""
+
+def _wait(busy: list[_Worker]) -> list[_Worker]:
+    by_handle: dict[Connection | int, _Worker] = {}
+    for worker in busy:
+        by_handle[worker.conn] = worker
+        by_handle[worker.process.sentinel] = worker
+    ready = wait(list(by_handle))
+    seen: list[_Worker] = []
+    for handle in ready:
+        worker = by_handle[handle]  # type: ignore[index]  # wait gives back what it was given
+        if worker not in seen:
+            seen.append(worker)
+    return seen
+
+
+def _bury(worker: _Worker, live: list[_Worker]) -> int:
+    """Reap a worker that died; its exit code."""
+    worker.process.join()
+    worker.conn.close()
+    live.remove(worker)
+    return worker.process.exitcode if worker.process.exitcode is not None else -1
+
+
+def _kill_all(live: list[_Worker]) -> None:
+    for worker in live:
+        if worker.process.is_alive():
+            worker.process.kill()
+    for worker in live:
         worker.process.join()
         worker.conn.close()
-        self._live.remove(worker)
-        return worker.process.exitcode if worker.process.exitcode is not None else -1
-
-    def _kill_all(self) -> None:
-        for worker in self._live:
-            if worker.process.is_alive():
-                worker.process.kill()
-        for worker in self._live:
-            worker.process.join()
-            worker.conn.close()
-        self._live.clear()
+    live.clear()
 
 
 _masks = hasattr(signal, "pthread_sigmask")
