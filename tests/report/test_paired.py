@@ -59,21 +59,36 @@ def test_paired_difference_matches_a_hand_computation(tmp_path: Path) -> None:
     # 2 · P(X ≤ 1), X ~ Binomial(5, 1/2) = 2 · (1 + 5) / 32.
     assert (paired.only_first, paired.only_later) == (1, 4)
     assert paired.mcnemar_p == pytest.approx(2 * (1 + 5) / 32)
-    # Paired bootstrap by hand: resample the 8 pairs (in the first run's row order), seed 0, 2000 times.
-    order = [row["pair_id"] for row in rows_first if row["pair_id"] != left_out]
+    # Book-level bootstrap by hand: the rows name three books; draw 3 books with replacement (in the order
+    # the first run's rows first name them), each with all its paired instances, seed 0, 2000 times.
+    kept = [row for row in rows_first if row["pair_id"] != left_out]
     outcome_first, outcome_later = (
         dict(zip(shared, FIRST, strict=True)),
         dict(zip(shared, LATER, strict=True)),
     )
-    differences = [float(outcome_later[p]) - float(outcome_first[p]) for p in order]
+    books: dict[str, list[float]] = {}
+    for row in kept:
+        pair = str(row["pair_id"])
+        books.setdefault(str(row["book_id"]), []).append(
+            float(outcome_later[pair]) - float(outcome_first[pair])
+        )
+    members = list(books.values())
+    assert len(members) == 3 and paired.resampled == "books" and paired.books == 3
     rng = np.random.default_rng(0)
     means = []
     for _ in range(2000):
-        picks = rng.integers(0, 8, size=8)
-        means.append(sum(differences[i] for i in picks) / 8)
+        picks = rng.integers(0, 3, size=3)
+        drawn = [value for i in picks for value in members[i]]
+        means.append(sum(drawn) / len(drawn))
     low, high = np.percentile(means, [2.5, 97.5])
     assert (paired.ci_low, paired.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert paired.ci_low < paired.difference < paired.ci_high
+    # resampling instances instead (as for rows that name no book) gives another, narrower interval
+    per_instance = [v for values in members for v in values]
+    rng = np.random.default_rng(0)
+    item_means = [float(np.mean([per_instance[i] for i in rng.integers(0, 8, size=8)])) for _ in range(2000)]
+    item_low, item_high = np.percentile(item_means, [2.5, 97.5])
+    assert (item_low, item_high) != pytest.approx((low, high)) and item_high - item_low < high - low
 
     markdown = files.markdown.read_text()
     assert "Paired, instance by instance:" in markdown

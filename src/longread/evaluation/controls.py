@@ -8,6 +8,8 @@ A controlled run is the intact run with each request's document perturbed beyond
 - never reuses a result across context budgets (each budget's perturbation is seeded by its own key);
 - asks for log-likelihoods or generations only (a ranker such as SuffixLM reads segments, not tokens, and
   a read-along reads the book once: under a control a question's window is re-read from its tokens);
+- ``replace`` never lends a sample tokens of its own book nor of any book a candidate of it comes from
+  (a task's ``control_books``: a negative's source would otherwise be favoured); the row names the donor;
 - adds the control to the settings (so to the config hash) and its record to every row: the control, K,
   the tokens perturbed, the donor documents (``replace``) and the sha256 of the token ids read.
 
@@ -103,8 +105,9 @@ class ControlledTask:
         self.request_kinds = kinds
         self._documents: dict[str, tuple[str, str]] = {}
         """group (book) → (document id, text): the longest document of each group."""
-        self._group_of: dict[str, str] = {}
-        """instance id → its group, read once at load (a sample asks for it with no second read)."""
+        self._barred: dict[str, frozenset[str]] = {}
+        """instance id → the groups (books) that may not lend it tokens: its own, and every book a
+        candidate of it comes from (``control_books``), read once at load."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._task, name)
@@ -117,7 +120,8 @@ class ControlledTask:
         instances = self._task.load(data)
         for instance in instances:
             group, document_id, text = self._task.control_document(instance)  # type: ignore[attr-defined]
-            self._group_of[document_id] = group
+            books = getattr(self._task, "control_books", None)
+            self._barred[document_id] = frozenset({group, *(books(instance) if callable(books) else ())})
             kept = self._documents.get(group)
             if kept is None or len(text) > len(kept[1]):
                 self._documents[group] = (document_id, text)
@@ -154,8 +158,10 @@ class ControlledTask:
     def control_for(self, sample: Sample[Any]) -> ContextControl:
         donors: tuple[Donor, ...] = ()
         if self._control.kind == "replace":
-            own = self._group_of.get(sample.instance_id)
-            others = [(group, self._documents[group]) for group in sorted(self._documents) if group != own]
+            barred = self._barred.get(sample.instance_id, frozenset())
+            others = [
+                (group, self._documents[group]) for group in sorted(self._documents) if group not in barred
+            ]
             random.Random(f"{self._control.seed}\0{sample.key}").shuffle(others)
             donors = tuple(Donor(doc_id, text) for _, (doc_id, text) in others[:DONORS_PER_SAMPLE])
         return ContextControl(

@@ -2,9 +2,13 @@
 
 Scores come in pairs (item i: ``a[i]`` and ``b[i]``). The difference is ``mean(b) - mean(a)``; its
 interval resamples *items* (both scores of an item together), so what the two systems share (an easy
-book, a hard question) cancels. For yes/no scores McNemar's exact test asks whether the items only ``a``
-got right and those only ``b`` got right could be a fair coin's split: two-sided, from the binomial
-distribution by hand (``math.comb``; scipy is not a dependency).
+book, a hard question) cancels. Where items name their cluster (``clusters``: the book each instance
+comes from) the interval is a **cluster bootstrap**: clusters are drawn with replacement, each with all
+its items, since the instances of one book are not independent; with fewer than two clusters it falls
+back to items and says so (``resampled``). For yes/no scores McNemar's exact test asks whether the items
+only ``a`` got right and those only ``b`` got right could be a fair coin's split: two-sided, from the
+binomial distribution by hand (``math.comb``; scipy is not a dependency); it is per item whatever the
+clusters.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
-from longread.metrics.bootstrap import bootstrap_interval
+IndexArray = npt.NDArray[np.int64]
 
 PAIRED_RESAMPLES = 2000
 
@@ -33,6 +38,37 @@ class PairedScores:
     """Yes/no scores: items ``a`` got right and ``b`` wrong."""
     only_b: int | None = None
     mcnemar_p: float | None = None
+    resampled: str = "instances"
+    """What the interval resampled: ``books`` (clusters, each with all its items) or ``instances``."""
+    clusters: int | None = None
+    """Distinct clusters (books) among the items, where they were given."""
+
+
+Clusters = Sequence[str] | None
+
+
+def resample_plan(n: int, clusters: Clusters) -> tuple[str, list[IndexArray]] | None:
+    """The members of each cluster (in first-seen order), or None to resample items one by one."""
+    if clusters is None:
+        return None
+    if len(clusters) != n:
+        raise ValueError(f"clusters must name every item: {len(clusters)} names for {n} items")
+    members: dict[str, list[int]] = {}
+    for index, cluster in enumerate(clusters):
+        members.setdefault(str(cluster), []).append(index)
+    if len(members) < 2:
+        return None
+    return "books", [np.asarray(indices, dtype=np.int64) for indices in members.values()]
+
+
+def draw(rng: np.random.Generator, n: int, plan: tuple[str, list[IndexArray]] | None) -> IndexArray:
+    """One resample's item indices: n items drawn with replacement, or as many clusters as there are,
+    each with all its items."""
+    if plan is None:
+        return rng.integers(0, n, size=n)
+    groups = plan[1]
+    picks = rng.integers(0, len(groups), size=len(groups))
+    return np.concatenate([groups[i] for i in picks])
 
 
 def mcnemar_exact_p(only_a: int, only_b: int) -> float:
@@ -54,15 +90,21 @@ def paired_scores(
     *,
     seed: int = 0,
     n_resamples: int = PAIRED_RESAMPLES,
+    clusters: Clusters = None,
 ) -> PairedScores:
-    """Compare paired scores; yes/no scores (bools) also get McNemar's exact test."""
+    """Compare paired scores; yes/no scores (bools) also get McNemar's exact test. ``clusters``: each
+    item's book (a cluster bootstrap, see the module docstring)."""
     if len(a) != len(b):
         raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
     first = np.asarray(a, dtype=np.float64)
     second = np.asarray(b, dtype=np.float64)
     if first.size == 0:
         return PairedScores(0, math.nan, math.nan, math.nan, math.nan, math.nan)
-    low, high = bootstrap_interval(second - first, np.mean, n_resamples=n_resamples, seed=seed)
+    plan = resample_plan(int(first.size), clusters)
+    differences = second - first
+    rng = np.random.default_rng(seed)
+    estimates = [float(differences[draw(rng, differences.size, plan)].mean()) for _ in range(n_resamples)]
+    low, high = (float(v) for v in np.percentile(estimates, [2.5, 97.5]))
     scores = PairedScores(
         n=int(first.size),
         mean_a=float(first.mean()),
@@ -70,6 +112,8 @@ def paired_scores(
         difference=float(second.mean() - first.mean()),
         ci_low=low,
         ci_high=high,
+        resampled="instances" if plan is None else "books",
+        clusters=None if clusters is None else len(set(clusters)),
     )
     if all(isinstance(value, bool) for value in [*a, *b]):
         only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
@@ -85,6 +129,7 @@ def paired_corpus_scores(
     *,
     seed: int = 0,
     n_resamples: int = PAIRED_RESAMPLES,
+    clusters: Clusters = None,
 ) -> PairedScores:
     """Compare a corpus-level metric (BLEU, macro F1) of two systems on the same items.
 
@@ -99,15 +144,20 @@ def paired_corpus_scores(
         return PairedScores(0, math.nan, math.nan, math.nan, math.nan, math.nan)
     value_a, value_b = _corpus(corpus_value, a), _corpus(corpus_value, b)
     rng = np.random.default_rng(seed)
+    plan = resample_plan(len(a), clusters)
     estimates = []
     for _ in range(n_resamples):
-        chosen = rng.integers(0, len(a), size=len(a))
+        chosen = draw(rng, len(a), plan)
         first = _corpus(corpus_value, [a[i] for i in chosen])
         second = _corpus(corpus_value, [b[i] for i in chosen])
         if math.isfinite(first) and math.isfinite(second):
             estimates.append(second - first)
     low, high = np.percentile(estimates, [2.5, 97.5]) if estimates else (math.nan, math.nan)
-    return PairedScores(len(a), value_a, value_b, value_b - value_a, float(low), float(high))
+    return PairedScores(
+        len(a), value_a, value_b, value_b - value_a, float(low), float(high),
+        resampled="instances" if plan is None else "books",
+        clusters=None if clusters is None else len(set(clusters)),
+    )  # fmt: skip
 
 
 def _corpus(corpus_value: Callable[[Sequence[object]], float | None], rows: Sequence[object]) -> float:

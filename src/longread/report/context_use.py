@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
 from longread.files import atomic_save_png, atomic_write_text
+from longread.metrics.claims import ALPHA, CLAIM_RULE, MIN_PAIRED, claim, p_text
 from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, NotPairable, PairedDifference, paired_differences
 
@@ -29,8 +30,6 @@ REPORT_MD = "context_use.md"
 REPORT_JSON = "context_use.json"
 REPORT_PNG = "context_use.png"
 VERBS = {"shuffle": "shuffling", "replace": "replacing", "none": "dropping"}
-MIN_PAIRED = 5
-"""Paired instances below which a row's sentence makes no claim."""
 COLOURS = {"shuffle": "tab:orange", "replace": "tab:red", "none": "tab:purple"}
 
 
@@ -48,6 +47,22 @@ class ContextUseRow:
     ci_high: float
     p: float | None
     sentence: str
+    claim: str = "too few"
+    """effect, not established, null or too few (:mod:`longread.metrics.claims`)."""
+    bound: float | None = None
+    """A null: the largest difference its interval allows."""
+    resampled: str = "instances"
+    """What the interval resampled: books (with all their instances) or instances."""
+    books: int | None = None
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """A controlled run that could not be compared with the intact one, and why (said in the report)."""
+
+    run: str
+    metric: str
+    reason: str
 
 
 def _control_of(run: RunReport) -> tuple[str, int]:
@@ -62,31 +77,39 @@ def _number(value: float) -> str:
 
 def sentence(control: str, keep_last: int, metric: str, difference: float, low: float, high: float,
              p: float | None, higher_is_better: bool, paired: int = MIN_PAIRED) -> str:  # fmt: skip
-    """One quotable sentence on one paired difference (values as fractions for right/wrong metrics).
-
-    Fewer than :data:`MIN_PAIRED` paired instances make no claim: a bootstrap of one or two values is an
-    interval of nothing."""
+    """One quotable sentence on one paired difference (values as fractions for right/wrong metrics),
+    by the rule of :mod:`longread.metrics.claims`: an effect needs the interval to exclude 0 and, for a
+    right/wrong metric, McNemar's p < 0.05; a null says what size it rules out."""
     part = "the whole context" if keep_last == 0 else f"everything before the last {keep_last:,} tokens"
     what = f"{VERBS.get(control, control)} {part}"
     interval = f"{_number(difference)} [{_number(low)}, {_number(high)}]"
-    if paired < MIN_PAIRED:
+    said = claim(low, high, p, paired)
+    p_part = "" if p is None else f", {p_text(p)}"
+    if said.kind == "too few":
         change = _number(difference)
         return f"{what} changes {metric} by {change} on {paired} paired instance(s): too few to say"
-    p_text = "" if p is None else (" (p < 0.001)" if p < 0.001 else f" (p = {p:.3f})")
-    if not (low > 0 or high < 0):
-        return f"{what} changes {metric} by nothing measurable ({interval})"
-    worse = (difference < 0) == higher_is_better
+    if said.kind == "null":
+        assert said.bound is not None
+        return (
+            f"{what} changes {metric} by no more than ±{said.bound:.2f} (95%; difference {interval}"
+            f"{p_part}, {paired} paired)"
+        )
     verb = "lowers" if difference < 0 else "raises"
+    if said.kind == "not established":
+        why = "the interval holds 0" if low <= 0 <= high else f"McNemar's {p_text(p)} is not below {ALPHA}"
+        return f"{what} {verb} {metric} by {interval}{p_part}: not established ({why})"
+    worse = (difference < 0) == higher_is_better
     near, far = sorted((abs(low), abs(high)))
     size = f"{abs(difference):.2f} [{near:.2f}, {far:.2f}]"
     meaning = "the model uses the distant context" if worse else "the model does better without it"
-    return f"{what} {verb} {metric} by {size}{p_text}: {meaning}"
+    return f"{what} {verb} {metric} by {size}{'' if p is None else f' ({p_text(p)})'}: {meaning}"
 
 
 def context_use(
     intact: Path, controlled: Sequence[Path], metrics: Sequence[str] = ()
-) -> tuple[list[ContextUseRow], list[RunReport]]:
-    """The paired rows of every controlled run against the intact one, and the loaded runs.
+) -> tuple[list[ContextUseRow], list[RunReport], list[Unpaired]]:
+    """The paired rows of every controlled run against the intact one, the loaded runs, and the runs (per
+    metric) that could not be paired — each with its reason, never dropped in silence.
 
     ``metrics``: the task's metrics to compare (default: the primary one). With more than one x value,
     each control also gets a row pooled over every x (``x = "all"``).
@@ -102,6 +125,7 @@ def context_use(
             f"{first.task} has no metric {', '.join(map(repr, unknown))}; its metrics: {', '.join(known)}"
         )
     rows: list[ContextUseRow] = []
+    unpaired: list[Unpaired] = []
     for later in runs[1:]:
         control, keep = _control_of(later)
         for name in names:
@@ -109,18 +133,23 @@ def context_use(
                 differences = paired_differences([first, later], (), metric=name)
                 if len({d.x for d in differences}) > 1:
                     differences += paired_differences([first, later], (), metric=name, pool_x=True)
-            except NotPairable:
+            except NotPairable as exc:
+                unpaired.append(Unpaired(str(later.path), name, str(exc)))
                 continue
+            if not differences:
+                reason = "it shares no instance with the intact run (another data file or sample?)"
+                unpaired.append(Unpaired(str(later.path), name, reason))
             rows += [_row(d, control, keep, known[name].higher_is_better) for d in differences]
     order = {name: index for index, name in enumerate(names)}
     rows.sort(key=lambda row: (order[row.metric], row.x == ALL_X, str(row.x), row.control, row.keep_last))
-    return rows, runs
+    return rows, runs, unpaired
 
 
 def _row(d: PairedDifference, control: str, keep: int, higher_is_better: bool) -> ContextUseRow:
     words = sentence(
         control, keep, d.metric, d.difference, d.ci_low, d.ci_high, d.mcnemar_p, higher_is_better, d.paired
     )
+    said = claim(d.ci_low, d.ci_high, d.mcnemar_p, d.paired)
     return ContextUseRow(
         x=d.x,
         control=control,
@@ -134,6 +163,10 @@ def _row(d: PairedDifference, control: str, keep: int, higher_is_better: bool) -
         ci_high=d.ci_high,
         p=d.mcnemar_p,
         sentence=words,
+        claim=said.kind,
+        bound=said.bound,
+        resampled=d.resampled,
+        books=d.books,
     )
 
 
@@ -145,15 +178,16 @@ def write_context_use(
     intact: Path, controlled: Sequence[Path], out: Path, metrics: Sequence[str] = ()
 ) -> list[Path]:
     """``context_use.md``, ``.json`` and ``.png`` in ``out``; returns their paths."""
-    rows, runs = context_use(intact, controlled, metrics)
+    rows, runs, unpaired = context_use(intact, controlled, metrics)
     out.mkdir(parents=True, exist_ok=True)
     chance = runs[0].chance
     lines = [
         f"# Does the model use what it read? — {runs[0].label} on {runs[0].task}",
         "",
         "Each control perturbs the document beyond its last K tokens and is paired with the intact run "
-        "instance by instance: difference = controlled − intact, 95% paired bootstrap interval; p: "
-        "McNemar, exact, two-sided (right/wrong metrics).",
+        "instance by instance: difference = controlled − intact, with a 95% paired bootstrap interval "
+        f"that {_resampling(rows)}; p: McNemar, exact, two-sided, per instance (right/wrong metrics). "
+        f"Rule: {CLAIM_RULE}.",
         "",
         f"| metric | {runs[0].x_axis.label} | control | K kept | paired | intact | controlled "
         "| difference [95% CI] | p |",
@@ -167,6 +201,10 @@ def write_context_use(
             f"[{_number(row.ci_low)}, {_number(row.ci_high)}] | {p} |"
         )
     lines += ["", *(f"- {_where(row, runs[0].x_axis.label)}: {row.sentence}." for row in rows), ""]
+    if unpaired:
+        lines += [f"Not paired ({len(unpaired)}):", ""]
+        lines += [f"- {item.run} ({item.metric}): {item.reason}" for item in unpaired]
+        lines.append("")
     if chance is not None:
         lines.append(f"Chance ({runs[0].primary_metric}): {chance:.3f}.")
     lines.append(f"\n![score against tokens kept intact]({REPORT_PNG})\n")
@@ -177,11 +215,28 @@ def write_context_use(
         "controlled": [str(path) for path in controlled],
         "chance": chance,
         "rows": [_finite(asdict(row)) for row in rows],
+        "unpaired": [asdict(item) for item in unpaired],
+        "rule": CLAIM_RULE,
     }
     js = out / REPORT_JSON
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
     png = plot_context_use(rows, {runs[0].primary_metric: chance}, runs[0].x_axis.label, out / REPORT_PNG)
     return [md, js, png]
+
+
+def _resampling(rows: Sequence[ContextUseRow]) -> str:
+    """How the intervals were drawn, as the page says it."""
+    kinds = {row.resampled for row in rows}
+    if kinds == {"books"}:
+        return "resamples books, each with all its instances (instances of one book are not independent)"
+    if "books" in kinds:
+        return (
+            "resamples books with all their instances where a comparison spans two or more books, "
+            "else instances"
+        )
+    named = any(row.books for row in rows)
+    why = "the instances come from one book" if named else "the rows name no book"
+    return f"resamples instances ({why}: the interval speaks for these instances only)"
 
 
 def _where(row: ContextUseRow, x_label: str) -> str:

@@ -1,15 +1,18 @@
 """Paired comparisons: two runs on the same instances, instance by instance.
 
 ``longread report RUN_A RUN_B --group-by negatives_from`` compares every later run with the first on
-the instances both evaluated: a row of one run is paired with the row of the other that has the same
-*pair id* (ChapterBreak: the boundary, equal for its in-book and out-of-book variants; other tasks: the
-instance id) at the same x value. Within a run a pair id is normally unique per x; where one run holds
-several variants of an item (a data file with both), the ``--group-by`` values join the key, so only
-rows of the same group are paired. Per x value and pair of groups (``in-book → out-of-book``) the
-report gives the primary metric of both runs on the paired instances, their difference (later − first)
-with a seeded paired-bootstrap 95% interval (a corpus-level metric — BLEU, macro F1 — computed again on
-each resample of instances) and, for yes/no metrics, McNemar's exact p-value — and how
-many rows of each run found no partner (``unmatched``), so nothing is left out unsaid.
+the instances both evaluated. Rows are paired on the instance's **full identity** — its sample key,
+which holds the instance id (variant, negatives' origin, boundary …) and its x — whenever the two runs
+share any (a controlled run and its intact run; the same data read twice). Runs over different variants
+of the same items (in-book and out-of-book negatives of one build) share no identity; they are paired on
+the *pair id* (ChapterBreak: the boundary; other tasks: the instance id) at the same x, and a run that
+holds two instances of one pair id at one x (within one ``--group-by`` group) is refused, naming both:
+pairing them would be a guess. Per x value and pair of groups (``in-book → out-of-book``) the report
+gives the metric of both runs on the paired instances, their difference (later − first) with a seeded
+95% interval — a **book-level cluster bootstrap** where rows name their book (books drawn with all their
+instances), else instances (:mod:`longread.metrics.paired`; a corpus-level metric — BLEU, macro F1 —
+computed again on each resample) — and, for yes/no metrics, McNemar's exact p-value per instance; and
+how many rows of each run found no partner (``unmatched``), so nothing is left out unsaid.
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ class PairedDifference:
     """Yes/no metrics: paired instances only the first run got right."""
     only_later: int | None
     mcnemar_p: float | None
+    resampled: str = "instances"
+    """What the interval resampled: ``books`` (a cluster bootstrap) or ``instances``."""
+    books: int | None = None
+    """Distinct books among the paired instances (None: the rows name none)."""
+    paired_on: str = "instance"
+    """``instance`` (full identity) or ``pair id`` (runs over different variants of the same items)."""
 
     def as_dict(self) -> dict[str, Any]:
         values = asdict(self)
@@ -67,11 +76,20 @@ class PairedDifference:
 
 @dataclass(frozen=True)
 class _Scored:
-    key: tuple[Any, ...]
+    identity: str
+    """The row's sample key: the instance's full identity at its x."""
+    boundary: tuple[Any, ...]
+    """(pair id, x): what a row of another variant of the same item shares with it."""
     x: Any
     group: str
+    cluster: str | None
+    """The book the instance comes from (None: the row names none)."""
     value: Any
     """The row's value of a sample-level metric; the typed row itself for a corpus-level one."""
+
+
+class PairingError(LongreadError):
+    """Two rows of one run claim the same partner: pairing them would be a guess."""
 
 
 def paired_differences(
@@ -97,12 +115,19 @@ def paired_differences(
 def _compare(
     first: RunReport, rows_first: list[_Scored], later: RunReport, rows_later: list[_Scored], metric: Metric
 ) -> list[PairedDifference]:
-    with_group = _ambiguous(rows_first) or _ambiguous(rows_later)
-    by_key = {_pair_key(row, with_group): row for row in rows_later}
-    partners = {_pair_key(row, with_group) for row in rows_first}
+    shared = {row.identity for row in rows_first} & {row.identity for row in rows_later}
+    paired_on = "instance" if shared else "pair id"
+    key_of = _identity_key
+    if not shared:
+        _refuse_collisions(first, rows_first)
+        _refuse_collisions(later, rows_later)
+        with_group = _ambiguous(rows_first) or _ambiguous(rows_later)
+        key_of = _boundary_and_group_key if with_group else _boundary_key
+    by_key = {key_of(row): row for row in rows_later}
+    partners = {key_of(row) for row in rows_first}
     buckets: dict[tuple[Any, str], list[tuple[_Scored, _Scored]]] = {}
     for row in rows_first:
-        match = by_key.get(_pair_key(row, with_group))
+        match = by_key.get(key_of(row))
         if match is not None:
             label = row.group if row.group == match.group else f"{row.group} → {match.group}"
             buckets.setdefault((row.x, label), []).append((row, match))
@@ -111,13 +136,17 @@ def _compare(
         buckets.items(), key=lambda item: (group_sort_key(item[0][0]), item[0][1])
     ):
         values_first, values_later = [a.value for a, _ in pairs], [b.value for _, b in pairs]
+        named = [a.cluster for a, _ in pairs]
+        clusters = None if any(name is None for name in named) else [str(name) for name in named]
         if metric.level == "corpus":
             assert metric.corpus_value is not None
-            scores = paired_corpus_scores(values_first, values_later, metric.corpus_value, seed=PAIRED_SEED)
+            scores = paired_corpus_scores(
+                values_first, values_later, metric.corpus_value, seed=PAIRED_SEED, clusters=clusters
+            )
         else:
-            scores = paired_scores(values_first, values_later, seed=PAIRED_SEED)
-        unmatched_first = sum(1 for r in rows_first if r.x == x and _pair_key(r, with_group) not in by_key)
-        unmatched_later = sum(1 for r in rows_later if r.x == x and _pair_key(r, with_group) not in partners)
+            scores = paired_scores(values_first, values_later, seed=PAIRED_SEED, clusters=clusters)
+        unmatched_first = sum(1 for r in rows_first if r.x == x and key_of(r) not in by_key)
+        unmatched_later = sum(1 for r in rows_later if r.x == x and key_of(r) not in partners)
         out.append(
             PairedDifference(
                 first=first.label,
@@ -136,9 +165,43 @@ def _compare(
                 only_first=scores.only_a,
                 only_later=scores.only_b,
                 mcnemar_p=scores.mcnemar_p,
+                resampled=scores.resampled,
+                books=scores.clusters,
+                paired_on=paired_on,
             )
         )
     return out
+
+
+def _identity_key(row: _Scored) -> tuple[Any, ...]:
+    return (row.identity,)
+
+
+def _boundary_key(row: _Scored) -> tuple[Any, ...]:
+    return row.boundary
+
+
+def _boundary_and_group_key(row: _Scored) -> tuple[Any, ...]:
+    return (*row.boundary, row.group)
+
+
+def _ambiguous(rows: Sequence[_Scored]) -> bool:
+    """Does one pair id occur twice at one x (variants of an item told apart by --group-by)?"""
+    return len({row.boundary for row in rows}) < len(rows)
+
+
+def _refuse_collisions(run: RunReport, rows: Sequence[_Scored]) -> None:
+    """Pairing on pair ids needs one instance per pair id, x and group in each run."""
+    seen: dict[tuple[Any, ...], str] = {}
+    for row in rows:
+        key = _boundary_and_group_key(row)
+        other = seen.setdefault(key, row.identity)
+        if other != row.identity:
+            raise PairingError(
+                f"{run.label} ({run.path}) holds two instances of pair id {row.boundary[0]!r} at "
+                f"{row.boundary[1]}: {other!r} and {row.identity!r}, and the other run shares neither; "
+                "compare runs of the same data, or split them with --group-by (e.g. negatives_from)"
+            )
 
 
 def paired_table(differences: Sequence[PairedDifference], scale: str = "linear") -> str:
@@ -171,8 +234,10 @@ def paired_table(differences: Sequence[PairedDifference], scale: str = "linear")
         ]
         lines.append("| " + " | ".join(cells) + " |")
     note = (
-        f"Paired on the instances both runs evaluated (same pair id and x); difference = later − first, "
-        f"95% paired bootstrap ({PAIRED_RESAMPLES} resamples, seed {PAIRED_SEED}); McNemar: exact, two-sided."
+        f"Paired on the instances both runs evaluated (the same instance, or for runs over other variants of "
+        f"the same items the same pair id, at the same x); difference = later − first, 95% paired bootstrap "
+        f"({PAIRED_RESAMPLES} resamples, seed {PAIRED_SEED}) that resamples books with all their instances "
+        f"where rows name their book (else instances); McNemar: exact, two-sided, per instance."
     )
     return "\n".join(lines) + "\n\n" + note
 
@@ -195,7 +260,11 @@ def _scored_rows(
             continue
         group = " / ".join(field_value(run.path, row, name) for name in fields) if fields else "all"
         x = x_value(row, task.x_axis.field)
-        scored.append(_Scored((_pair_id(row), x), ALL_X if pool_x else x, group, value))
+        book = getattr(row, "book_id", None)
+        scored.append(
+            _Scored(str(row.key), (_pair_id(row), x), ALL_X if pool_x else x, group,
+                    None if book is None else str(book), value)
+        )  # fmt: skip
     return metric, scored
 
 
@@ -221,12 +290,3 @@ def _pair_id(row: Any) -> str:
         if value is not None:
             return str(value)
     return str(row.key)
-
-
-def _pair_key(row: _Scored, with_group: bool) -> tuple[Any, ...]:
-    return (*row.key, row.group) if with_group else row.key
-
-
-def _ambiguous(rows: Sequence[_Scored]) -> bool:
-    """Does one pair id occur twice at one x (several variants of an item in one run)?"""
-    return len({row.key for row in rows}) < len(rows)
