@@ -37,7 +37,7 @@ def _runs(
     runs = []
     for index, control in enumerate((None, *controls)):
         chosen: Any = make_task(task, settings)
-        if control is not None:
+        if control is not None:  # an intact control wraps only a read-along (cut-left, as the controls)
             chosen = ControlledTask(chosen, control)
         outcome = run_task(chosen, data, backend("smollm2"), out / str(index), QUIET)
         assert not outcome.errors, outcome.errors
@@ -59,6 +59,44 @@ def test_narrativexl_read_along_under_replace_and_shuffle(tmp_path: Path) -> Non
             assert donor != row["book_id"]
     assert any(row["tokens_perturbed"] > 0 for row in replaced.values())
     assert all(row["context_control"] == "shuffle" for row in shuffled.values())
+
+
+def test_a_read_along_run_is_controlled_as_it_is_read(tmp_path: Path) -> None:
+    """The intact baseline of a controlled read-along is the same cut-left reading (``ablate`` makes it):
+    under every control, K at or above the window gives its log-probs to the bit; K = 0 changes them; and
+    a read-along run (sliding cache) is never paired with a cut-left one."""
+    from longread.report.load import load_runs
+    from longread.report.paired import MixedReading, paired_differences
+
+    data = tmp_path / "build"
+    (data / "readalong").mkdir(parents=True)
+    for book in _books():
+        (data / "readalong" / f"{book.book_id}.json").write_text(book.model_dump_json(), encoding="utf-8")
+    settings = {"window": "256"}
+    plans = [ControlSettings("intact")]
+    plans += [ControlSettings(kind, 256) for kind in ("shuffle", "replace", "none")]  # type: ignore[arg-type]
+    plans.append(ControlSettings("shuffle", 0))
+    runs = _runs("narrativexl", settings, data, tmp_path, *plans)
+    read_along, cut_left, *controlled = runs
+    assert {row["policy"].split("(")[0] for row in read_along.values()} == {"sliding"}
+    assert {row["policy"] for row in cut_left.values()} == {"cut-left(window=256)"}
+    assert all(
+        row["context_control"] == "intact" and row["tokens_perturbed"] == 0 for row in cut_left.values()
+    )
+    assert any(row["window_start"] > 0 for row in cut_left.values())  # the window did cut some books
+    for plan, rows in zip(plans[1:], controlled, strict=True):
+        same = all(rows[key]["option_logprobs"] == cut_left[key]["option_logprobs"] for key in cut_left)
+        if plan.keep_last >= 256:
+            assert same, plan  # to the bit
+            assert all(row["tokens_perturbed"] == 0 for row in rows.values())
+        else:
+            assert not same and any(row["tokens_perturbed"] > 0 for row in rows.values()), plan
+    # the read-along run differs from the cut-left one by its reading alone, and is not paired with it
+    assert any(read_along[k]["option_logprobs"] != cut_left[k]["option_logprobs"] for k in cut_left)
+    with pytest.raises(MixedReading, match=r"read by sliding .* by cut-left: their difference would mix"):
+        paired_differences(load_runs([tmp_path / "0", tmp_path / "2"]), ())
+    same_reading = paired_differences(load_runs([tmp_path / "1", tmp_path / "2"]), ())
+    assert sum(d.paired for d in same_reading) == len(cut_left)
 
 
 def test_narrativexl_summaries_shuffled_and_a_no_op_to_the_bit(tmp_path: Path) -> None:

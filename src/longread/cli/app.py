@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from longread.cli.ablate import ablate_app
 from longread.cli.build import build_app
+from longread.cli.calibrate import calibrate_app
 from longread.cli.convert import convert_app
 from longread.cli.demo import demo_app
 from longread.cli.demo_long import demo_long_app
@@ -54,6 +55,7 @@ app.add_typer(eval_app)  # longread eval
 app.add_typer(info_app)  # longread stats | models | tasks | books
 app.add_typer(report_app)  # longread report
 app.add_typer(ablate_app)  # longread ablate
+app.add_typer(calibrate_app)  # longread calibrate
 app.add_typer(read_app)  # longread read
 app.add_typer(demo_app)  # longread demo | demo-narrativexl
 app.add_typer(demo_long_app)  # longread demo-long

@@ -106,7 +106,9 @@ ContextOption = Annotated[
         "--context",
         help="Context control (also -o context=…): intact (default), or shuffle / replace / none for the "
         "document beyond its last --keep-last tokens — permuted, replaced by another book's tokens, or "
-        "dropped. Paired with the intact run by sample key (`longread report INTACT CONTROLLED`).",
+        "dropped. Paired with the intact run by sample key (`longread report INTACT CONTROLLED`). A "
+        "read-along task (narrativexl) reads each window again under a control: give `--context intact` "
+        "for its intact run to read the same way.",
         show_default=False,
     ),
 ]
@@ -198,6 +200,7 @@ def eval_command(
         window=window,
         stride=stride,
     )
+    asked_intact = (context if context is not None else settings.get("context")) == "intact"
     control = control_settings(settings, context, keep_last, sample_seed)
     run_options = RunOptions(
         limit=limit,
@@ -217,7 +220,8 @@ def eval_command(
             load_backend = partial(backend_from_options, model, device=device, dtype=dtype, mode=mode,
                                    batch_size=batch_size, prefill_chunk=prefill_chunk, threads=threads,
                                    max_length=max_length, ray=on_ray)  # fmt: skip
-            outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control)
+            outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control,
+                                      cut_left_intact=asked_intact)  # fmt: skip
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
         from longread.runs.layout import SAMPLES_FILE
 
@@ -284,10 +288,13 @@ def run_eval(
     load_backend: Callable[[], Any],
     options: RunOptions,
     control: ControlSettings | None = None,
+    *,
+    cut_left_intact: bool = False,
 ) -> tuple[RunOutcome, ReportFiles]:
     """Make the task, load the model, run every sample into ``out`` and write its report; an error is
-    printed with what to do, and the command exits with code 2."""
-    from longread.evaluation.controls import ControlledTask
+    printed with what to do, and the command exits with code 2. ``cut_left_intact`` (``--context intact``
+    given): a read-along task reads intact as its controlled runs read, each window cut from the left."""
+    from longread.evaluation.controls import ControlledTask, reads_along
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import run_task
     from longread.models.errors import FatalBackendError
@@ -295,7 +302,7 @@ def run_eval(
 
     try:
         chosen: Any = make_task(task, settings)  # a Task, or a ControlledTask wrapping one
-        if control is not None and not control.intact:
+        if control is not None and (not control.intact or (cut_left_intact and reads_along(chosen))):
             chosen = ControlledTask(chosen, control)
         outcome = run_task(chosen, data, load_backend(), out, options)
         files = build_report([out], out, group_by=getattr(chosen, "report_group_by", ()))

@@ -13,7 +13,11 @@ A controlled run is the intact run with each request's document perturbed beyond
 - adds the control to the settings (so to the config hash) and its record to every row: the control, K,
   the tokens perturbed, the donor documents (``replace``) and the sha256 of the token ids read.
 
-``intact`` is never wrapped: its rows are today's, byte for byte.
+``intact`` is not wrapped — its rows are today's, byte for byte — except for a task that reads along
+(NarrativeXL): under a control each question's window is read again from its tokens, cut from the left
+(``cut-left``), so the intact run it is compared with must read the same way (:func:`reads_along`): it is
+the task wrapped with the ``intact`` control (nothing perturbed, the same cut-left windows; rows say
+``context_control: intact``). Paired reports refuse to compare runs read by different methods.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from longread.evaluation.task import Sample, SampleRow, Task
 from longread.models.requests import (
     GENERATE,
     LOGLIKELIHOOD,
+    READ_ALONG,
     DocumentPrompt,
     GenerateRequest,
     LoglikelihoodRequest,
@@ -83,11 +88,16 @@ class _Settings:
         return {**self.inner.model_dump(**options), **self.control.hashed()}
 
 
+def reads_along(task: Any) -> bool:
+    """Does the task read a book once with a read-along cache (whose controlled runs read cut-left)?"""
+    return READ_ALONG in tuple(getattr(task, "request_kinds", ()))
+
+
 class ControlledTask:
     """``task`` under a context control; everything not named here is the task's own."""
 
     def __init__(self, task: Task[Any, Any], control: ControlSettings) -> None:
-        if control.intact:
+        if control.intact and not reads_along(task):
             raise ValueError("an intact run is the task itself; wrap only a real control")
         if not callable(getattr(task, "control_document", None)):
             raise ControlError(

@@ -1,6 +1,10 @@
 """An ablation: the intact run and each context control × K on the same samples, then the context-use
 report. What ``longread ablate`` and ``make demo-context`` run.
 
+A task that reads along (NarrativeXL) has its intact run read as its controlled runs are — each
+question's window cut from the left, nothing perturbed — so every difference is the control's alone
+(:func:`~longread.evaluation.controls.reads_along`).
+
 Runs go to ``out/intact``, ``out/<control>-k<K>`` (each resumable: what is finished is kept, an intact
 run already there is reused); the model is loaded once by the caller. The report is
 :mod:`longread.report.context_use` plus the HTML page of every run (``out/html/index.html``).
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longread.evaluation.controls import ControlledTask, ControlSettings
+from longread.evaluation.controls import ControlledTask, ControlSettings, reads_along
 from longread.evaluation.runner import RunOptions, run_task
 from longread.report.context_use import write_context_use
 from longread.report.html import build_html_report
@@ -56,7 +60,9 @@ def run_ablation(
         path = out / run_dir_name(plan)
         if on_run is not None:
             on_run(index, len(chosen), run_dir_name(plan), path)
-        task: Any = make() if plan.intact else ControlledTask(make(), plan)
+        task: Any = make()
+        if not plan.intact or reads_along(task):  # a read-along's intact run reads cut-left, as controls do
+            task = ControlledTask(task, plan)
         outcome = run_task(task, data, backend, path, options)
         failed += len(outcome.errors)
         paths.append(path)

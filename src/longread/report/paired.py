@@ -84,8 +84,15 @@ class _Scored:
     group: str
     cluster: str | None
     """The book the instance comes from (None: the row names none)."""
+    reading: str | None
+    """How a read-along task read the book: ``sliding`` (one reading, a read-along cache) or ``cut-left``
+    (each question's window read again); None for other tasks."""
     value: Any
     """The row's value of a sample-level metric; the typed row itself for a corpus-level one."""
+
+
+class MixedReading(LongreadError):
+    """Two runs read the same book by different methods (read-along cache vs cut-left windows)."""
 
 
 class PairingError(LongreadError):
@@ -115,6 +122,7 @@ def paired_differences(
 def _compare(
     first: RunReport, rows_first: list[_Scored], later: RunReport, rows_later: list[_Scored], metric: Metric
 ) -> list[PairedDifference]:
+    _refuse_mixed_reading(first, rows_first, later, rows_later)
     shared = {row.identity for row in rows_first} & {row.identity for row in rows_later}
     paired_on = "instance" if shared else "pair id"
     key_of = _identity_key
@@ -171,6 +179,22 @@ def _compare(
             )
         )
     return out
+
+
+def _refuse_mixed_reading(
+    first: RunReport, rows_first: Sequence[_Scored], later: RunReport, rows_later: Sequence[_Scored]
+) -> None:
+    """A read-along run (sliding cache) and a cut-left run differ by their reading, not only by what
+    they compare: pairing them would mix the two."""
+    methods_first = {row.reading for row in rows_first if row.reading}
+    methods_later = {row.reading for row in rows_later if row.reading}
+    if methods_first and methods_later and methods_first != methods_later:
+        raise MixedReading(
+            f"{first.label} ({first.path}) was read by {', '.join(sorted(methods_first))} and {later.label} "
+            f"({later.path}) by {', '.join(sorted(methods_later))}: their difference would mix the reading "
+            "methods; compare runs read the same way (`longread ablate` reads its intact run cut-left, as "
+            "its controls)"
+        )
 
 
 def _identity_key(row: _Scored) -> tuple[Any, ...]:
@@ -261,9 +285,11 @@ def _scored_rows(
         group = " / ".join(field_value(run.path, row, name) for name in fields) if fields else "all"
         x = x_value(row, task.x_axis.field)
         book = getattr(row, "book_id", None)
+        policy = getattr(row, "policy", None)
+        reading = str(policy).split("(", 1)[0] if policy else None
         scored.append(
             _Scored(str(row.key), (_pair_id(row), x), ALL_X if pool_x else x, group,
-                    None if book is None else str(book), value)
+                    None if book is None else str(book), reading, value)
         )  # fmt: skip
     return metric, scored
 

@@ -35,6 +35,25 @@ class CandidateSource(BaseModel):
     )
 
 
+class Planted(BaseModel):
+    """A calibration instance: a verbatim copy of the gold's opening planted in the prefix
+    (``longread calibrate``; :mod:`longread.benchmarks.chapterbreak.planted`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    distance: int = Field(
+        description="the distance asked for: tokens from the copy's start to the prefix's end"
+    )
+    distance_tokens: int = Field(description="the distance as planted (at a sentence boundary, ≥ distance)")
+    copy_tokens: int = Field(description="tokens of the gold's opening copied (the model's tokenizer)")
+    copy_chars: int
+    at_char: int = Field(description="offset of the copy in the planted prefix")
+    at_sentence: bool = Field(description="False: no sentence boundary lay near, the copy sits between words")
+    cut_chars: int = Field(description="characters cut from the prefix's start so its token length stays")
+    original_id: str
+    seed: int
+
+
 class ChapterBreakInstance(BaseModel):
     """One ChapterBreak example (schema version 1).
 
@@ -88,6 +107,9 @@ class ChapterBreakInstance(BaseModel):
     book_chapters: int | None = Field(default=None, description="chapters in the whole book")
     book_words: int | None = Field(default=None, description="words in the whole book")
     origin: str = Field(default="longread", description="'longread' or 'official:<file>' for imported sets")
+    planted: Planted | None = Field(
+        default=None, description="a calibration instance: where a copy of the gold was planted"
+    )
 
     @property
     def candidates(self) -> list[str]:

@@ -1,0 +1,150 @@
+"""``calibration.md``, ``calibration.json`` and ``calibration.png``: what the planted copy showed.
+
+The page gives the rule, one table row per prefix length × distance × control × K (and the intact row
+per distance), the verdicts counted, and the copy horizon. The plot: per prefix length, accuracy against
+the distance of the copy — unplanted (dashed) and planted intact (black), and the planted run under each
+control × K (one line each), with the intact gain's interval drawn as a band.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from longread.calibration.verdicts import HORIZON_P, CalibrationRow, Horizon
+from longread.files import atomic_save_png, atomic_write_text
+from longread.metrics.claims import CLAIM_RULE
+from longread.metrics.paired import PAIRED_RESAMPLES
+
+REPORT_MD = "calibration.md"
+REPORT_JSON = "calibration.json"
+REPORT_PNG = "calibration.png"
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.2f}".replace("-", "−")
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _keep(value: int | None) -> str:
+    return "" if value is None else f"{value:,}"
+
+
+def horizon_sentence(h: Horizon) -> str:
+    if h.distance is None:
+        first = "" if h.below is None else f" (not even at {h.below:,} tokens)"
+        return (
+            f"at prefix length {h.prefix_length:,}: no planted copy was shown to be used{first} — the model "
+            "does not copy from this far, or the backend did not read the context"
+        )
+    bound = "" if h.below is None else f", and not shown at {h.below:,}"
+    return (
+        f"at prefix length {h.prefix_length:,}: the copy horizon is at least {h.distance:,} tokens (gain "
+        f"{_signed(h.gain)} [{_signed(h.ci_low)}, {_signed(h.ci_high)}], p {_p(h.p)}{bound})"
+    )
+
+
+def write_calibration(
+    out: Path,
+    rows: Sequence[CalibrationRow],
+    horizons: Sequence[Horizon],
+    plan: Any,
+    lengths: Sequence[int],
+    model: str,
+) -> tuple[Path, Path, Path]:
+    verdicts = Counter(row.verdict for row in rows if row.control != "intact")
+    lines = [
+        f"# Calibration — {model} on planted ChapterBreak copies",
+        "",
+        f"The gold continuation's first {plan.copy_tokens} tokens are copied into the prefix D tokens "
+        "before its end (`planted.jsonl`); the unplanted and planted instances are read intact and under "
+        "every control × K. Gain = planted − unplanted accuracy, paired by instance; a control's effect = "
+        "planted under the control − planted intact. Intervals: 95%, book-level cluster bootstrap "
+        f"({PAIRED_RESAMPLES} resamples) where two or more books, else instances; p: McNemar, exact, per "
+        f"instance. Rule: {CLAIM_RULE}. The copy horizon needs p < {HORIZON_P}.",
+        "",
+        "| prefix | D | control | K | copy | paired | unplanted | planted | gain [95% CI] | p | control's "
+        "effect [95% CI] | p | verdict |",
+        "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        effect = (
+            "—" if r.control_effect is None
+            else f"{_signed(r.control_effect)} [{_signed(r.control_ci_low)}, {_signed(r.control_ci_high)}]"
+        )  # fmt: skip
+        lines.append(
+            f"| {r.prefix_length:,} | {r.distance:,} | {r.control} | {_keep(r.keep_last)} "
+            f"| {r.position} | {r.paired} | {r.unplanted:.3f} | {r.planted:.3f} | {_signed(r.planted_gain)} "
+            f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}] | {_p(r.p)} | {effect} | {_p(r.control_p)} | "
+            f"**{r.verdict}** |"
+        )
+    lines += ["", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "none"), ""]
+    lines += [f"- Copy horizon {horizon_sentence(h)}." for h in horizons]
+    lines += [
+        "",
+        "copy: where the copy lies for the control — perturbed (K ≤ D − copy: the control reaches all of "
+        "it), kept (K ≥ D: none of it), partly. Verdicts: detects (perturbed, and the gain is gone), misses "
+        "(perturbed, and the gain stays), keeps (kept, and the gain stays), false alarm (kept, yet the "
+        "control moved the planted score), partial, inconclusive.",
+        "",
+        f"![accuracy against the copy's distance]({REPORT_PNG})",
+        "",
+    ]
+    md = out / REPORT_MD
+    atomic_write_text(md, "\n".join(lines))
+    payload = {
+        "model": model,
+        "distances": list(plan.distances),
+        "controls": list(plan.controls),
+        "keep_last": list(plan.keep_last),
+        "copy_tokens": plan.copy_tokens,
+        "seed": plan.seed,
+        "prefix_lengths": list(lengths),
+        "rule": CLAIM_RULE,
+        "horizon_p": HORIZON_P,
+        "rows": [row.as_dict() for row in rows],
+        "copy_horizon": [vars(h) for h in horizons],
+        "verdicts": dict(sorted(verdicts.items())),
+    }
+    js = out / REPORT_JSON
+    atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    return md, js, plot_calibration(rows, lengths, out / REPORT_PNG)
+
+
+def plot_calibration(rows: Sequence[CalibrationRow], lengths: Sequence[int], path: Path) -> Path:
+    figure = Figure(figsize=(5.5 * len(lengths), 4.2), dpi=130, layout="constrained")
+    for index, length in enumerate(lengths):
+        axes = figure.add_subplot(1, len(lengths), index + 1)
+        here = [r for r in rows if r.prefix_length == length]
+        intact = sorted((r for r in here if r.control == "intact"), key=lambda r: r.distance)
+        xs = [r.distance for r in intact]
+        axes.plot(xs, [r.unplanted for r in intact], "k--s", label="unplanted, intact")
+        axes.plot(xs, [r.planted for r in intact], "k-o", label="planted, intact")
+        low = [r.unplanted + r.ci_low for r in intact]
+        high = [r.unplanted + r.ci_high for r in intact]
+        axes.fill_between(xs, low, high, color="grey", alpha=0.2, label="planted gain, 95% CI")
+        for control, keep in sorted({(r.control, r.keep_last or 0) for r in here if r.control != "intact"}):
+            line = sorted(
+                (r for r in here if (r.control, r.keep_last) == (control, keep)), key=lambda r: r.distance
+            )
+            axes.plot([r.distance for r in line], [r.planted for r in line], marker=".", alpha=0.8,
+                      label=f"planted, {control} K={keep:,}")  # fmt: skip
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(xs, [f"{x:,}" for x in xs])
+        axes.minorticks_off()
+        axes.set_xlabel("distance of the planted copy (tokens before the prefix's end)")
+        axes.set_ylabel("accuracy")
+        axes.set_ylim(-0.02, 1.02)
+        axes.set_title(f"prefix length {length:,}")
+        axes.legend(fontsize="x-small")
+    return atomic_save_png(figure, path)

@@ -1,0 +1,168 @@
+"""The calibration's rows and verdicts from the outcomes of its runs.
+
+Four sets of runs on the same instances: unplanted and planted, each intact and under every control × K.
+Every comparison is paired by the unplanted instance a planted one was made from (and the prefix length),
+its interval a book-level cluster bootstrap and its p McNemar's exact test
+(:mod:`longread.metrics.paired`); what it lets one claim follows :mod:`longread.metrics.claims`.
+
+- An ``intact`` row per prefix length × distance D: ``planted_gain`` = planted − unplanted accuracy.
+- A controlled row per prefix length × D × control × K: ``planted_gain`` under the control (planted and
+  unplanted read under the same control) and ``control_effect`` = planted under the control − planted
+  intact. Where the copy lies: ``perturbed`` (K ≤ D − copy for every instance: the control reaches all of
+  it), ``kept`` (K ≥ D for every instance: none of it), else ``partly``. The verdict:
+
+  - perturbed: ``misses`` when the gain is still established under the control, ``detects`` when it is
+    not and the control's drop of the planted score is, else ``inconclusive``;
+  - kept: ``false alarm`` when the control moves the planted score (an established effect) though it
+    perturbed nothing planted, ``keeps`` when the gain stays established, else ``inconclusive``;
+  - partly: ``partial`` (no expectation: part of the copy is perturbed).
+
+The copy horizon (per prefix length): the largest D whose intact gain is established with p < 0.01, the
+next D tried (if any) bounding it from above — a backend that cut its context shows a short horizon.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from longread.metrics.claims import claim
+from longread.metrics.paired import PairedScores, paired_scores
+
+HORIZON_P = 0.01
+"""The copy horizon's distances need an intact gain with McNemar p below this (and its interval above 0)."""
+SEED = 0
+
+Outcomes = Mapping[tuple[str, int], tuple[bool, str]]
+"""(unplanted instance id, prefix length) → (right?, book)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the copies of one distance lie, over the instances planted with it."""
+
+    distance: int
+    nearest: int
+    """The smallest distance in tokens as planted."""
+    farthest: int
+    copy_tokens: int
+    """The longest copy (tokens)."""
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    prefix_length: int
+    distance: int
+    control: str
+    keep_last: int | None
+    position: str
+    """intact, perturbed, kept or partly (see the module docstring)."""
+    paired: int
+    books: int | None
+    unplanted: float
+    planted: float
+    planted_gain: float
+    ci_low: float
+    ci_high: float
+    p: float | None
+    claim: str
+    control_effect: float | None
+    control_ci_low: float | None
+    control_ci_high: float | None
+    control_p: float | None
+    control_claim: str | None
+    verdict: str
+
+    def as_dict(self) -> dict[str, Any]:
+        values = asdict(self)
+        return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
+
+
+def compare(first: Outcomes, later: Outcomes) -> PairedScores:
+    """later − first on the keys both hold (sorted, so the bootstrap does not depend on file order)."""
+    keys = sorted(set(first) & set(later))
+    return paired_scores(
+        [first[k][0] for k in keys],
+        [later[k][0] for k in keys],
+        seed=SEED,
+        clusters=[first[k][1] for k in keys],
+    )
+
+
+def _established(scores: PairedScores) -> bool:
+    return claim(scores.ci_low, scores.ci_high, scores.mcnemar_p, scores.n).kind == "effect"
+
+
+def position_of(keep_last: int, placement: Placement) -> str:
+    if keep_last >= placement.farthest:
+        return "kept"
+    if keep_last <= placement.nearest - placement.copy_tokens:
+        return "perturbed"
+    return "partly"
+
+
+def verdict_of(position: str, gain: PairedScores, effect: PairedScores) -> str:
+    if position == "partly":
+        return "partial"
+    gain_holds = _established(gain) and gain.difference > 0
+    moved = _established(effect)
+    if position == "perturbed":
+        if gain_holds:
+            return "misses"
+        return "detects" if moved and effect.difference < 0 else "inconclusive"
+    if moved:
+        return "false alarm"
+    return "keeps" if gain_holds else "inconclusive"
+
+
+def intact_row(length: int, placement: Placement, gain: PairedScores) -> CalibrationRow:
+    said = claim(gain.ci_low, gain.ci_high, gain.mcnemar_p, gain.n).kind
+    copies = said == "effect" and gain.difference > 0
+    return CalibrationRow(
+        length, placement.distance, "intact", None, "intact", gain.n, gain.clusters, gain.mean_a, gain.mean_b,
+        gain.difference, gain.ci_low, gain.ci_high, gain.mcnemar_p, said, None, None, None, None, None,
+        "copies" if copies else "no gain established",
+    )  # fmt: skip
+
+
+def controlled_row(
+    length: int, placement: Placement, control: str, keep: int, gain: PairedScores, effect: PairedScores
+) -> CalibrationRow:
+    position = position_of(keep, placement)
+    return CalibrationRow(
+        length, placement.distance, control, keep, position, gain.n, gain.clusters, gain.mean_a, gain.mean_b,
+        gain.difference, gain.ci_low, gain.ci_high, gain.mcnemar_p,
+        claim(gain.ci_low, gain.ci_high, gain.mcnemar_p, gain.n).kind,
+        effect.difference, effect.ci_low, effect.ci_high, effect.mcnemar_p,
+        claim(effect.ci_low, effect.ci_high, effect.mcnemar_p, effect.n).kind,
+        verdict_of(position, gain, effect),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Horizon:
+    prefix_length: int
+    distance: int | None
+    """The largest distance whose planted copy is still used (None: not even the nearest)."""
+    below: int | None
+    """The next distance tried, where the copy was no longer shown to be used (None: none tried)."""
+    gain: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p: float | None
+
+
+def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:
+    """The copy horizon at one prefix length (see the module docstring)."""
+    intact = sorted(
+        (r for r in rows if r.control == "intact" and r.prefix_length == length), key=lambda r: r.distance
+    )
+    used = [r for r in intact if r.p is not None and r.p < HORIZON_P and r.ci_low > 0 and r.claim == "effect"]
+    if not used:
+        return Horizon(length, None, intact[0].distance if intact else None, None, None, None, None)
+    best = max(used, key=lambda r: r.distance)
+    farther = [r.distance for r in intact if r.distance > best.distance and r not in used]
+    return Horizon(length, best.distance, min(farther) if farther else None, best.planted_gain, best.ci_low,
+                   best.ci_high, best.p)  # fmt: skip
