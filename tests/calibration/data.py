@@ -13,7 +13,7 @@ BOOKS = Path(__file__).resolve().parents[2] / "src" / "longread" / "data" / "boo
 
 
 def bundled_instances(
-    per_book: int, books: tuple[str, ...] = ("pg84", "pg1342", "pg120")
+    per_book: int, books: tuple[str, ...] = ("pg84", "pg1342", "pg120", "pg161", "pg2852")
 ) -> list[ChapterBreakInstance]:
     """``per_book`` instances of each bundled book (from its third chapter break on), 512-token prefixes."""
     instances: list[ChapterBreakInstance] = []

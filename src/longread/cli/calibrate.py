@@ -23,9 +23,11 @@ from longread.cli.options import (
     MaxLengthOption,
     ModelOption,
     QuietOption,
+    TaskSettingOption,
     ThreadsOption,
     backend_from_options,
     fail,
+    parse_task_options,
 )
 from longread.errors import LongreadError
 
@@ -71,6 +73,7 @@ def calibrate_command(
     keep_last: KeepLastListOption = "256,1536",
     copy_tokens: CopyOption = 64,
     seed: SeedOption = 0,
+    option: TaskSettingOption = None,
     sample: SampleOption = None,
     sample_seed: SampleSeedOption = 0,
     limit: LimitOption = None,
@@ -102,7 +105,7 @@ def calibrate_command(
         copy_tokens=copy_tokens,
         seed=seed,
     )
-    settings = {"prefix_lengths": ",".join(map(str, lengths))}
+    settings = {**parse_task_options(option or []), "prefix_lengths": ",".join(map(str, lengths))}
     try:
         check_plan(plan, lengths)
         make_task(task, settings)

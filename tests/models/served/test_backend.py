@@ -471,3 +471,24 @@ def test_memory_probes_through_vllm_equal_the_local_model(
         k = max(1, -(-a["tokens"] * 20 // 100))
         assert abs(a["score"] - b["score"]) <= summed_logprob_tolerance(k) / k, (a, b)
     MEASURED["memory_probe_served_places"] = len(by_probe["extraction"][1])
+
+
+def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tmp_path: Path) -> None:
+    """The calibration on a served model: the copy is planted in the served model's own tokens (its
+    tokenizer counts them), the planted copy is found, and shuffling everything before the last 32
+    tokens removes the gain while keeping 224 keeps it — a server that cut its context could not."""
+    from longread.calibration.run import CalibrationPlan, run_calibration
+    from tests.calibration.data import write_bundled
+
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=4)
+    plan = CalibrationPlan(distances=(128,), controls=("shuffle",), keep_last=(32, 224), copy_tokens=32)
+    settings = {"prefix_lengths": "256", "suffix_tokens": "64"}
+    files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
+                            QUIET, count=served.count_tokens)  # fmt: skip
+    assert files.failed == 0
+    rows = {(row.control, row.keep_last): row for row in files.rows}
+    intact = rows[("intact", None)]
+    assert intact.paired == 20 and intact.verdict == "copies" and intact.p is not None and intact.p < 0.01
+    assert rows[("shuffle", 32)].verdict == "detects" and rows[("shuffle", 224)].verdict == "keeps"
+    (horizon,) = files.horizons
+    assert horizon.distance == 128

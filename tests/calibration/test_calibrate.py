@@ -1,0 +1,72 @@
+"""``longread calibrate`` on real books and SmolLM2: the planted copy is found, every control that
+reaches it removes the gain (``detects``), every control that keeps it keeps the gain (``keeps``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.calibration.data import write_bundled
+from tests.helpers import REPO_ROOT
+
+SMALL = [
+    "--prefix-lengths", "256", "--distances", "128", "--keep-last", "32,224", "--copy-tokens", "32",
+    "-o", "suffix_tokens=64",
+]  # fmt: skip
+
+
+def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Path) -> None:
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=4)
+    out = tmp_path / "calibration"
+    command = [
+        sys.executable, "-m", "longread.cli", "calibrate", "chapterbreak", "--data", str(data), "--model",
+        "smollm2", "--out", str(out), *SMALL, "--controls", "none", "--quiet",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((out / "calibration.json").read_text())
+    rows = {(row["control"], row["keep_last"]): row for row in report["rows"]}
+    assert set(rows) == {("intact", None), ("none", 32), ("none", 224)}
+    intact = rows[("intact", None)]
+    assert intact["paired"] == 20 and intact["books"] == 5
+    assert intact["planted_gain"] >= 0.4 and intact["p"] < 0.01 and intact["verdict"] == "copies"
+    for control in ("none",):
+        assert rows[(control, 32)]["position"] == "perturbed" and rows[(control, 32)]["verdict"] == "detects"
+        assert rows[(control, 224)]["position"] == "kept" and rows[(control, 224)]["verdict"] == "keeps"
+    (horizon,) = report["copy_horizon"]
+    assert horizon["distance"] == 128 and horizon["prefix_length"] == 256
+    # the planted data runs on its own, as the task's data
+    planted = [json.loads(line) for line in (out / "planted.jsonl").read_text().splitlines()]
+    assert len(planted) == 20 and all(row["planted"]["distance"] == 128 for row in planted)
+    markdown = (out / "calibration.md").read_text()
+    assert "**detects**" in markdown and "copy horizon is at least 128 tokens" in markdown
+    assert (out / "calibration.png").stat().st_size > 10_000
+    # resumable: a second call redoes nothing and writes the same calibration
+    again = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=1200)
+    assert again.returncode == 0 and json.loads((out / "calibration.json").read_text()) == report
+
+
+def test_bad_settings_are_refused_before_the_model_loads(tmp_path: Path) -> None:
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=1)
+    base = [sys.executable, "-m", "longread.cli", "calibrate", "chapterbreak", "--data", str(data), "--model",
+            "smollm2", "--out", str(tmp_path / "out")]  # fmt: skip
+    cases = {
+        (
+            "--prefix-lengths",
+            "256",
+            "--distances",
+            "256",
+            "--keep-last",
+            "32,300",
+        ): "at or beyond the prefix length",
+        ("--prefix-lengths", "512", "--distances", "128", "--keep-last", "100,120"): "brackets no distance",
+    }
+    for extra, message in cases.items():
+        done = subprocess.run([*base, *extra], capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+        assert done.returncode != 0 and message in done.stderr, done.stderr[-2000:]
+        assert "Loading weights" not in done.stderr
+    wrong_task = subprocess.run([*base[:4], "narrativexl", *base[5:]], capture_output=True, text=True,
+                                cwd=REPO_ROOT, timeout=300)  # fmt: skip
+    assert wrong_task.returncode == 2 and "plants copies in chapterbreak data only" in wrong_task.stderr
