@@ -35,6 +35,8 @@ def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Pa
     for control in ("none",):
         assert rows[(control, 32)]["position"] == "perturbed" and rows[(control, 32)]["verdict"] == "detects"
         assert rows[(control, 224)]["position"] == "kept" and rows[(control, 224)]["verdict"] == "keeps"
+    # where nothing was planted, the controls claim nothing: the small model does not use this context
+    assert all(row["unplanted_claim"] != "effect" for key, row in rows.items() if key[0] != "intact")
     (horizon,) = report["copy_horizon"]
     assert horizon["distance"] == 128 and horizon["prefix_length"] == 256
     # the planted data runs on its own, as the task's data

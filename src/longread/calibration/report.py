@@ -89,6 +89,19 @@ def write_calibration(
             f"**{r.verdict}** |"
         )
     lines += ["", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "none"), ""]
+    lines += ["Where nothing was planted (unplanted under the control − unplanted intact):", ""]
+    seen: set[tuple[int, str, int | None]] = set()
+    for r in rows:
+        key = (r.prefix_length, r.control, r.keep_last)
+        if r.control == "intact" or key in seen:
+            continue
+        seen.add(key)
+        lines.append(
+            f"- prefix {r.prefix_length:,}, {r.control}, K = {_keep(r.keep_last)}: "
+            f"{_signed(r.unplanted_effect)} [{_signed(r.unplanted_ci_low)}, {_signed(r.unplanted_ci_high)}], p {_p(r.unplanted_p)}: "
+            f"{r.unplanted_claim}"
+        )
+    lines.append("")
     lines += [f"- Copy horizon {horizon_sentence(h)}." for h in horizons]
     lines += [
         "",

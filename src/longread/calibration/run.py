@@ -206,6 +206,6 @@ def calibration_rows(
                 p = {k: v for k, v in p_all.items() if k[1] == length}
                 rows.append(
                     controlled_row(length, placement, control.kind, control.keep_last, compare(u, p),
-                                   compare(planted_intact, p))
+                                   compare(planted_intact, p), compare(at, u))
                 )  # fmt: skip
     return rows

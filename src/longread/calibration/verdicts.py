@@ -8,8 +8,10 @@ its interval a book-level cluster bootstrap and its p McNemar's exact test
 - An ``intact`` row per prefix length × distance D: ``planted_gain`` = planted − unplanted accuracy.
 - A controlled row per prefix length × D × control × K: ``planted_gain`` under the control (planted and
   unplanted read under the same control) and ``control_effect`` = planted under the control − planted
-  intact. Where the copy lies: ``perturbed`` (K ≤ D − copy for every instance: the control reaches all of
-  it), ``kept`` (K ≥ D for every instance: none of it), else ``partly``. The verdict:
+  intact; beside them ``unplanted_effect`` = unplanted under the control − unplanted intact (what the
+  control does where nothing was planted: the ordinary context-use measurement). Where the copy lies:
+  ``perturbed`` (K ≤ D − copy for every instance: the control reaches all of it), ``kept`` (K ≥ D for
+  every instance: none of it), else ``partly``. The verdict:
 
   - perturbed: ``misses`` when the gain is still established under the control, ``detects`` when it is
     not and the control's drop of the planted score is, else ``inconclusive``;
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from longread.metrics.claims import claim
@@ -74,6 +76,12 @@ class CalibrationRow:
     control_p: float | None
     control_claim: str | None
     verdict: str
+    unplanted_effect: float | None = None
+    """Unplanted under the control − unplanted intact: what the control does where nothing was planted."""
+    unplanted_ci_low: float | None = None
+    unplanted_ci_high: float | None = None
+    unplanted_p: float | None = None
+    unplanted_claim: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         values = asdict(self)
@@ -128,10 +136,16 @@ def intact_row(length: int, placement: Placement, gain: PairedScores) -> Calibra
 
 
 def controlled_row(
-    length: int, placement: Placement, control: str, keep: int, gain: PairedScores, effect: PairedScores
+    length: int,
+    placement: Placement,
+    control: str,
+    keep: int,
+    gain: PairedScores,
+    effect: PairedScores,
+    unplanted: PairedScores,
 ) -> CalibrationRow:
     position = position_of(keep, placement)
-    return CalibrationRow(
+    row = CalibrationRow(
         length, placement.distance, control, keep, position, gain.n, gain.clusters, gain.mean_a, gain.mean_b,
         gain.difference, gain.ci_low, gain.ci_high, gain.mcnemar_p,
         claim(gain.ci_low, gain.ci_high, gain.mcnemar_p, gain.n).kind,
@@ -139,6 +153,14 @@ def controlled_row(
         claim(effect.ci_low, effect.ci_high, effect.mcnemar_p, effect.n).kind,
         verdict_of(position, gain, effect),
     )  # fmt: skip
+    return replace(
+        row,
+        unplanted_effect=unplanted.difference,
+        unplanted_ci_low=unplanted.ci_low,
+        unplanted_ci_high=unplanted.ci_high,
+        unplanted_p=unplanted.mcnemar_p,
+        unplanted_claim=claim(unplanted.ci_low, unplanted.ci_high, unplanted.mcnemar_p, unplanted.n).kind,
+    )
 
 
 @dataclass(frozen=True)
