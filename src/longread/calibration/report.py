@@ -98,7 +98,8 @@ def write_calibration(
         seen.add(key)
         lines.append(
             f"- prefix {r.prefix_length:,}, {r.control}, K = {_keep(r.keep_last)}: "
-            f"{_signed(r.unplanted_effect)} [{_signed(r.unplanted_ci_low)}, {_signed(r.unplanted_ci_high)}], p {_p(r.unplanted_p)}: "
+            f"{_signed(r.unplanted_effect)} [{_signed(r.unplanted_ci_low)}, "
+            f"{_signed(r.unplanted_ci_high)}], p {_p(r.unplanted_p)}: "
             f"{r.unplanted_claim}"
         )
     lines.append("")
