@@ -474,21 +474,23 @@ def test_memory_probes_through_vllm_equal_the_local_model(
 
 
 def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tmp_path: Path) -> None:
-    """The calibration on a served model: the copy is planted in the served model's own tokens (its
-    tokenizer counts them), the planted copy is found, and shuffling everything before the last 32
-    tokens removes the gain while keeping 224 keeps it — a server that cut its context could not."""
+    """The calibration on a served model, small (10 instances; the local test has 20): the copy is planted
+    in the served model's own tokens (its tokenizer counts them) and found; dropping everything before the
+    last 32 tokens brings the planted run back to the unplanted one, keeping 224 changes none of its
+    answers — a server that cut its context could do neither."""
     from longread.calibration.run import CalibrationPlan, run_calibration
     from tests.calibration.data import write_bundled
 
-    data = write_bundled(tmp_path / "cb.jsonl", per_book=4)
-    plan = CalibrationPlan(distances=(128,), controls=("shuffle",), keep_last=(32, 224), copy_tokens=32)
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=2)
+    plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 224), copy_tokens=32)
     settings = {"prefix_lengths": "256", "suffix_tokens": "64"}
     files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
                             QUIET, count=served.count_tokens)  # fmt: skip
     assert files.failed == 0
     rows = {(row.control, row.keep_last): row for row in files.rows}
-    intact = rows[("intact", None)]
-    assert intact.paired == 20 and intact.verdict == "copies" and intact.p is not None and intact.p < 0.01
-    assert rows[("shuffle", 32)].verdict == "detects" and rows[("shuffle", 224)].verdict == "keeps"
-    (horizon,) = files.horizons
-    assert horizon.distance == 128
+    intact, reached, kept = rows[("intact", None)], rows[("none", 32)], rows[("none", 224)]
+    assert intact.paired == 10 and intact.planted == 1.0 and intact.planted_gain >= 0.3
+    assert intact.verdict == "copies" and intact.p is not None and intact.p < 0.05
+    assert reached.position == "perturbed" and reached.planted == reached.unplanted
+    assert reached.control_effect is not None and reached.control_effect <= -0.3
+    assert kept.position == "kept" and kept.planted == 1.0 and kept.control_effect == 0.0
