@@ -474,10 +474,11 @@ def test_memory_probes_through_vllm_equal_the_local_model(
 
 
 def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tmp_path: Path) -> None:
-    """The calibration on a served model, small (10 instances; the local test has 20): the copy is planted
-    in the served model's own tokens (its tokenizer counts them) and found; dropping everything before the
-    last 32 tokens brings the planted run back to the unplanted one, keeping 224 changes none of its
-    answers — a server that cut its context could do neither."""
+    """The calibration on a served model, small (10 instances; the local test, with 20, checks the
+    verdicts): the copy is planted in the served model's own tokens (its tokenizer counts them) and every
+    planted instance is answered right; dropping everything before the last 32 tokens brings the planted
+    run back to the unplanted one, keeping 224 changes none of its answers — a server that cut its context
+    could do neither. Ten pairs are too few for the claim rule (5 discordant: McNemar p = 2 / 2^5)."""
     from longread.calibration.run import CalibrationPlan, run_calibration
     from tests.calibration.data import write_bundled
 
@@ -490,7 +491,8 @@ def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tm
     rows = {(row.control, row.keep_last): row for row in files.rows}
     intact, reached, kept = rows[("intact", None)], rows[("none", 32)], rows[("none", 224)]
     assert intact.paired == 10 and intact.planted == 1.0 and intact.planted_gain >= 0.3
-    assert intact.verdict == "copies" and intact.p is not None and intact.p < 0.05
+    discordant = round(intact.planted_gain * 10)  # every planted instance is right: only gains discord
+    assert intact.p == pytest.approx(min(1.0, 2 / 2**discordant))
     assert reached.position == "perturbed" and reached.planted == reached.unplanted
     assert reached.control_effect is not None and reached.control_effect <= -0.3
     assert kept.position == "kept" and kept.planted == 1.0 and kept.control_effect == 0.0
