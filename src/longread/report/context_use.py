@@ -3,8 +3,10 @@
 Each controlled run (``shuffle`` / ``replace`` / ``none`` beyond the last K tokens) is paired with the
 intact run instance by instance (:mod:`longread.report.paired`): per x value (prefix length, reading
 position, document length) the intact score, the controlled score, their paired difference with a 95%
-bootstrap interval and, for right/wrong metrics, McNemar's p — and one sentence a reader can quote. The
-plot draws the score against the tokens kept intact, one line per control, with the intact score and
+bootstrap interval (books resampled with all their instances where rows name them) and, for right/wrong
+metrics, McNemar's p — and one sentence a reader can quote, no larger than the claim rule of
+:mod:`longread.metrics.claims` allows. A controlled run that cannot be paired is listed with its reason.
+The plot draws the score against the tokens kept intact, one line per control, with the intact score and
 chance. Written as ``context_use.md``, ``context_use.json`` and ``context_use.png``.
 """
 
