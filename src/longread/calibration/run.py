@@ -189,23 +189,26 @@ def calibration_rows(
 ) -> list[CalibrationRow]:
     original = {i.id: (i.planted.original_id, i.planted.distance) for i in planted if i.planted is not None}
     where = placements(planted)
-    intact_u = _outcomes(out / "unplanted" / "intact").get(0, {})
-    intact_p = _outcomes(out / "planted" / "intact", original)
+    names = ["intact", *(run_dir_name(control) for control in controls)]
+    # each run's rows read once: unplanted[name][0], planted[name][distance]
+    unplanted = {name: _outcomes(out / "unplanted" / name) for name in names}
+    planted_runs = {name: _outcomes(out / "planted" / name, original) for name in names}
+
+    def at(outcomes: Outcomes, length: int) -> Outcomes:
+        return {k: v for k, v in outcomes.items() if k[1] == length}
+
     rows: list[CalibrationRow] = []
     for length in lengths:
-        at = {k: v for k, v in intact_u.items() if k[1] == length}
+        intact_u = at(unplanted["intact"].get(0, {}), length)
         for distance, placement in sorted(where.items()):
-            planted_intact = {k: v for k, v in intact_p.get(distance, {}).items() if k[1] == length}
-            rows.append(intact_row(length, placement, compare(at, planted_intact)))
+            intact_p = at(planted_runs["intact"].get(distance, {}), length)
+            rows.append(intact_row(length, placement, compare(intact_u, intact_p)))
             for control in controls:
                 name = run_dir_name(control)
-                u = {
-                    k: v for k, v in _outcomes(out / "unplanted" / name).get(0, {}).items() if k[1] == length
-                }
-                p_all = _outcomes(out / "planted" / name, original).get(distance, {})
-                p = {k: v for k, v in p_all.items() if k[1] == length}
+                u = at(unplanted[name].get(0, {}), length)
+                p = at(planted_runs[name].get(distance, {}), length)
                 rows.append(
                     controlled_row(length, placement, control.kind, control.keep_last, compare(u, p),
-                                   compare(planted_intact, p), compare(at, u))
+                                   compare(intact_p, p), compare(intact_u, u))
                 )  # fmt: skip
     return rows

@@ -85,7 +85,6 @@ def calibrate_command(
 ) -> None:
     """Plant a copy of the answer in the distant context and check that the context controls find it:
     verdicts per distance × control × K, and the copy horizon."""
-    from longread.benchmarks.chapterbreak.planted import PlantError
     from longread.calibration.run import CalibrationError, CalibrationPlan, check_plan, run_calibration
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
@@ -109,7 +108,7 @@ def calibrate_command(
     try:
         check_plan(plan, lengths)
         make_task(task, settings)
-    except (CalibrationError, LongreadError) as exc:
+    except LongreadError as exc:
         raise fail(exc) from None
     current = [out]
 
@@ -131,7 +130,7 @@ def calibrate_command(
                                 count=count, on_run=announce)  # fmt: skip
     except KeyboardInterrupt as interrupt:
         raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
-    except (LongreadError, PlantError) as exc:
+    except LongreadError as exc:
         raise fail(exc) from None
     typer.echo(files.markdown.read_text(encoding="utf-8"))
     for path in (files.markdown, files.json_file, files.plot, files.planted):

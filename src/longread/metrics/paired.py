@@ -47,7 +47,7 @@ class PairedScores:
 Clusters = Sequence[str] | None
 
 
-def resample_plan(n: int, clusters: Clusters) -> tuple[str, list[IndexArray]] | None:
+def resample_plan(n: int, clusters: Clusters) -> list[IndexArray] | None:
     """The members of each cluster (in first-seen order), or None to resample items one by one."""
     if clusters is None:
         return None
@@ -58,17 +58,16 @@ def resample_plan(n: int, clusters: Clusters) -> tuple[str, list[IndexArray]] | 
         members.setdefault(str(cluster), []).append(index)
     if len(members) < 2:
         return None
-    return "books", [np.asarray(indices, dtype=np.int64) for indices in members.values()]
+    return [np.asarray(indices, dtype=np.int64) for indices in members.values()]
 
 
-def draw(rng: np.random.Generator, n: int, plan: tuple[str, list[IndexArray]] | None) -> IndexArray:
+def draw(rng: np.random.Generator, n: int, plan: list[IndexArray] | None) -> IndexArray:
     """One resample's item indices: n items drawn with replacement, or as many clusters as there are,
     each with all its items."""
     if plan is None:
         return rng.integers(0, n, size=n)
-    groups = plan[1]
-    picks = rng.integers(0, len(groups), size=len(groups))
-    return np.concatenate([groups[i] for i in picks])
+    picks = rng.integers(0, len(plan), size=len(plan))
+    return np.concatenate([plan[i] for i in picks])
 
 
 def mcnemar_exact_p(only_a: int, only_b: int) -> float:
