@@ -197,6 +197,24 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         fh.write(text)
 
 
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Bytes written beside ``path`` and renamed into place (see :func:`atomic_writer`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with open(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 def atomic_save_png(figure: Any, path: Path) -> Path:
     """Save a matplotlib figure as PNG atomically (a hidden partial file, then a rename); returns ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)

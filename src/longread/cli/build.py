@@ -97,7 +97,14 @@ ExcludeRememberedOption = Annotated[
     typer.Option(
         "--exclude-remembered",
         help="A `longread probe memory` folder: leave out the books its model remembers (the report "
-        "names them and why).",
+        "names them and why); books it cannot tell about stay unless --strict-memory.",
+    ),
+]
+StrictMemoryOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict-memory",
+        help="With --exclude-remembered: also leave out the books the probes cannot tell about.",
     ),
 ]
 
@@ -172,6 +179,7 @@ def build_chapterbreak_command(
     encoding: EncodingOption = None,
     strict: StrictOption = False,
     exclude_remembered: ExcludeRememberedOption = None,
+    strict_memory: StrictMemoryOption = False,
     quiet: QuietOption = False,
     ray: RayOption = None,
 ) -> None:
@@ -203,7 +211,7 @@ def build_chapterbreak_command(
             format=format,  # type: ignore[arg-type]
             heading_pattern=heading_pattern,
             encoding=encoding,
-            exclude=remembered_books(exclude_remembered),
+            exclude=remembered_books(exclude_remembered, strict_memory),
         )
         report = build_chapterbreak(
             sources,
@@ -243,6 +251,7 @@ def build_narrativexl_command(
     threads: ThreadsOption = None,
     quiet: QuietOption = False,
     exclude_remembered: ExcludeRememberedOption = None,
+    strict_memory: StrictMemoryOption = False,
     ray: RayOption = None,
     ray_workers: RayWorkersOption = None,
 ) -> None:
@@ -264,7 +273,7 @@ def build_narrativexl_command(
             scenes=SceneSettings(chars=scene_chars, overlap=overlap, min_scenes=min_scenes),
             summaries=SummarySettings(answer_tag=answer_tag),
         )
-        exclude = remembered_books(exclude_remembered)
+        exclude = remembered_books(exclude_remembered, strict_memory)
     except ValidationError as exc:
         raise invalid_settings(exc, {"chars": "--scene-chars"}) from None
     except LongreadError as exc:
@@ -311,19 +320,30 @@ def echo_build(report: Any, backend: Any) -> None:
         typer.echo(f"incident (every summary was made all the same): {incident.message}")
 
 
-def remembered_books(probe_dir: Path | None) -> tuple[tuple[str, str], ...]:
-    """``--exclude-remembered``: (book id, why) of every book the probed model remembers."""
+def remembered_books(probe_dir: Path | None, strict: bool = False) -> tuple[tuple[str, str], ...]:
+    """``--exclude-remembered``: (book id, why) of every book the probed model remembers, and with
+    ``--strict-memory`` of every book the probes cannot tell about; the rest stay, and are counted."""
     if probe_dir is None:
+        if strict:
+            raise typer.BadParameter(
+                "give --exclude-remembered PROBE_DIR with it", param_hint="--strict-memory"
+            )
         return ()
     from longread.probes.memory.verdicts import load_verdicts
 
     verdicts = load_verdicts(probe_dir)
     remembered = verdicts.remembered()
+    unsure = verdicts.cannot_tell()
     typer.echo(
         f"--exclude-remembered: {len(remembered)} of the {len(verdicts.books)} books probed are remembered "
-        f"by {verdicts.model_name}" + (f" ({', '.join(sorted(remembered))})" if remembered else "")
+        f"by {verdicts.model_name}"
+        + (f" ({', '.join(sorted(remembered))})" if remembered else "")
+        + f"; the probes cannot tell for {len(unsure)}"
+        + (f" ({', '.join(sorted(unsure))})" if unsure else "")
+        + (", left out too (--strict-memory)" if strict and unsure else ", kept" if unsure else "")
     )
-    return tuple(sorted(remembered.items()))
+    left_out = {**remembered, **(unsure if strict else {})}
+    return tuple(sorted(left_out.items()))
 
 
 def check_choice(value: str, choices: tuple[str, ...], option: str) -> None:

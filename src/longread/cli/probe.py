@@ -117,17 +117,29 @@ MemoryDataOption = Annotated[
 ]
 
 
+MemoryBooksOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--books", help="Books, as with the positional paths; `--books a b c` and repeats work too."
+    ),
+]
+
+
 @probe_app.command("memory")
 def probe_memory_command(
     model: ModelOption,
     out: MemoryOutOption,
-    books: MemoryBooksArgument = None,
+    book_paths: MemoryBooksArgument = None,
+    books: MemoryBooksOption = None,
     data: MemoryDataOption = None,
     seed: Annotated[int, typer.Option(help="Seeds the passages and the places.")] = 0,
     passages: Annotated[int, typer.Option(help="Passages (cloze, min-k) and places (extraction).")] = 100,
     probes: Annotated[
-        str, typer.Option(help="Probes, comma-separated: cloze, extraction, min-k.")
+        str, typer.Option(help="Probes, comma-separated: cloze, cloze-rank, extraction, min-k.")
     ] = "cloze,extraction,min-k",
+    rank_names: Annotated[
+        int, typer.Option(help="Ranked cloze: names offered per passage (N; chance 1/N).")
+    ] = 10,
     prompt_tokens: Annotated[int, typer.Option(help="Extraction: tokens read before each place (N).")] = 100,
     new_tokens: Annotated[int, typer.Option(help="Extraction: greedy tokens compared (M).")] = 50,
     min_k_percent: Annotated[float, typer.Option(help="Min-k: the share of least likely tokens.")] = 20.0,
@@ -140,7 +152,6 @@ def probe_memory_command(
     quiet: QuietOption = False,
 ) -> None:
     """Reading or remembering? Name cloze, extraction and min-k% per book, with intervals and a verdict."""
-    from longread.documents.reader import read_book
     from longread.models.registry import load_backend
     from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
     from longread.progress import Progress
@@ -154,11 +165,15 @@ def probe_memory_command(
             prompt_tokens=prompt_tokens,
             new_tokens=new_tokens,
             min_k_percent=min_k_percent,
+            rank_names=rank_names,
             rule=remembered,
         )
-        if bool(books) == (data is not None):
-            raise typer.BadParameter("give books or --data, not both and not neither", param_hint="BOOKS")
-        read = data_excerpts(data) if data is not None else [read_book(path) for path in books or []]
+        paths = [*(books or []), *(book_paths or [])]
+        if bool(paths) == (data is not None):
+            raise typer.BadParameter(
+                "give books (or --books) or --data, not both and not neither", param_hint="BOOKS"
+            )
+        read = data_excerpts(data) if data is not None else _read_books(paths)
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
         steps = len(read) * len(settings.probes)
         with Progress(
@@ -172,6 +187,24 @@ def probe_memory_command(
     for summary in summaries:
         typer.echo(f"{summary.book}: {summary.seconds:.1f} s")
     typer.echo(f"wrote {out / 'items.jsonl'}, {out / 'books.json'}, {markdown}, {out / 'memory.png'}")
+
+
+def _read_books(paths: list[Path]) -> list[Any]:
+    """Every book of the files, folders, archives and ``bundled:`` names given, as ``build`` reads them;
+    a book that cannot be read stops the probe with its error (naming the file)."""
+    from longread.documents.reader import ReadOptions, read_book, read_bytes_source
+    from longread.documents.sources import iter_sources
+
+    books: list[Any] = []
+    for source in iter_sources(paths):
+        if source.path is not None:
+            books.append(read_book(source.path))
+            continue
+        for found in read_bytes_source(source.label, source.data or b"", ReadOptions()):
+            if isinstance(found, BadInputError):
+                raise found
+            books.append(found)
+    return books
 
 
 def data_excerpts(path: Path) -> list[BookExcerpts]:

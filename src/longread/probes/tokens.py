@@ -28,16 +28,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from longread.documents.book import Book
-from longread.errors import LongreadError
 from longread.files import atomic_save_png, atomic_write_text
 from longread.metrics.bootstrap import bootstrap_interval
+from longread.probes.errors import ProbeSettingsError
 
 FREQUENT_SHARE = 0.10
 CATEGORIES = ("frequent", "infrequent", "seen within K", "seen beyond K", "never seen")
-
-
-class ProbeSettingsError(LongreadError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,7 @@ def _summary(
             "model": memory.model_name,
             "rule": memory.rule,
             "remembered": sorted(memory.remembered()),
+            "cannot_tell": sorted(memory.cannot_tell()),
             "splits": [split.as_dict() for split in splits],
         },
     }

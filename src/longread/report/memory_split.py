@@ -1,7 +1,8 @@
 """Scores split by memory: ``longread report RUN… --memory PROBE_DIR``.
 
 Every run's primary metric per x value (and pooled over every x), on the books the probed model
-*remembers* against those it does not, from the verdicts of ``longread probe memory``
+*remembers* against those it does not (books the probes cannot tell about in a column of their own), from
+the verdicts of ``longread probe memory``
 (:mod:`longread.probes.memory.verdicts`). A row's book is its ``book_id``. The unit that is remembered is
 the book, and a book's instances are not independent, so every interval is a **book-level** (cluster)
 bootstrap: books are resampled with replacement, each with all its instances; the difference
@@ -26,6 +27,7 @@ from longread.evaluation.registry import make_task
 from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.metrics import group_sort_key
+from longread.probes.memory.rule import CANNOT_TELL
 from longread.probes.memory.verdicts import MemoryVerdicts, model_name, same_model
 from longread.report.grouped import selected_keys
 from longread.report.load import RunReport
@@ -33,7 +35,7 @@ from longread.report.table import format_x
 
 SPLIT_RESAMPLES = 2000
 SPLIT_SEED = 0
-GROUPS = ("remembered", "not remembered", "not probed")
+GROUPS = ("remembered", "not remembered", "cannot tell", "not probed")
 ALL_X = "all"
 
 
@@ -116,8 +118,8 @@ def split_table(splits: Sequence[MemorySplit], verdicts: MemoryVerdicts, scale: 
     if not splits:
         return ""
     lines = [
-        "| run | x | remembered | not remembered | not probed | remembered − not [95% CI] |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| run | x | remembered | not remembered | cannot tell | not probed | remembered − not [95% CI] |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for split in splits:
         lines.append(f"| {split.run} | {format_x(split.x, scale)} | " + " | ".join(split_cells(split)) + " |")
@@ -140,9 +142,12 @@ def split_note(splits: Sequence[MemorySplit], verdicts: MemoryVerdicts) -> str:
     """How the split was made: the metric, the probes, the rule, the books remembered, the bootstrap."""
     remembered = verdicts.remembered()
     named = "; ".join(f"{book}: {verdicts.why(book)}" for book in remembered) or "none"
+    unsure = sorted(verdicts.cannot_tell())
     return (
         f"{splits[0].metric} by the memory of {verdicts.model_name} (probes: {verdicts.path.parent}; rule "
-        f"{verdicts.rule}; remembered: {named}). Cells: value [95% CI] (books, instances); intervals "
+        f"{verdicts.rule}; remembered: {named}; cannot tell: {', '.join(unsure) or 'none'} — the probes "
+        "neither reach the rule nor rule it out for these, so they are neither side of the difference). "
+        "Cells: value [95% CI] (books, instances); intervals "
         f"resample books ({SPLIT_RESAMPLES} resamples, seed {SPLIT_SEED}), each with all its instances."
     )
 
@@ -225,8 +230,12 @@ def _statistic(metric: Any) -> Callable[[list[Any]], float | None]:
     return lambda values: float(np.mean([float(v) for v in values])) if values else None
 
 
-def _group(verdict: bool | None) -> str:
-    return GROUPS[2] if verdict is None else GROUPS[0] if verdict else GROUPS[1]
+def _group(verdict: bool | str | None) -> str:
+    if verdict is None:
+        return "not probed"
+    if verdict == CANNOT_TELL:
+        return "cannot tell"
+    return "remembered" if verdict else "not remembered"
 
 
 def _rows(run: RunReport, row_model: Any) -> list[Any]:

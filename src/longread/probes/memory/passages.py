@@ -7,11 +7,16 @@ tried again from the next start sentence of its stratum (at most the stratum's l
 the book is represented and the same seed gives the same passages. A book too short for the passages
 asked gives fewer; the caller counts and reports them.
 
-Name cloze (Chang et al. 2023) needs more: exactly one person's name, one word long, once, and no other
-proper name. :func:`cloze_passages` checks each stratum's candidates with spaCy's NER (every entity
-label counts as a proper name) and with a capital-letter rule (a capitalised word inside a sentence that
-is neither the name, ``I``, nor a title such as ``Mr.``; at a sentence's start, a word the book never
-writes in lower case), and keeps the first that passes.
+Name cloze follows Chang et al. 2023 (their ``create_name_cloze_from_booknlp.py``): passages of 40–60
+tokens — tokens as BookNLP counts them (words, clitics such as ``'s`` and ``n't``, each punctuation mark),
+here by a rule, since longread does not run BookNLP — of whole sentences, that hold exactly one person's
+name, one word long, once, and no other proper name; the authors' generic names (``god``, ``mother``,
+``papa`` …, :data:`GENERIC_NAMES`) never count. :func:`cloze_passages` checks each stratum's candidates
+with spaCy's NER (every entity label counts as a proper name; BookNLP's entity tagger in the paper) and
+with a capital-letter rule (a capitalised word inside a sentence that is neither the name, ``I``, nor a
+title such as ``Mr.``; at a sentence's start, a word the book never writes in lower case), and keeps the
+first that passes. The person names NER finds on the way, ranked by how often the book writes them, are
+the candidates of the ranked cloze (:func:`character_names`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from dataclasses import dataclass
 
 from longread.documents.book import Book
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-Z0-9])")
+"""A stop, the closing quotes or brackets that belong to its sentence, then the space between two."""
+_LINE_BREAK_AFTER_HYPHEN = re.compile(r"(?<=\S[-‐–—])[ \t]*\n\s*(?=\S)")
 _WORD = re.compile(r"\S+")
 _CAPITAL_WORD = re.compile(r"(?<![\w'’])([A-Z][a-z]+(?:['’-][A-Za-z]+)*)")
 TITLES = frozenset(
@@ -49,6 +56,27 @@ TITLES = frozenset(
     ]
 )
 MASK = "[MASK]"
+GENERIC_NAMES = frozenset(
+    [
+        "god",
+        "dad",
+        "mother",
+        "father",
+        "mama",
+        "daddy",
+        "ma",
+        "papa",
+        "mum",
+        "jesus",
+        "christ",
+        "pa",
+        "mom",
+        "kid",
+    ]
+)
+"""Chang et al.'s ``invalid_names``: a passage whose name is one of these is no cloze passage."""
+_BOOKNLP_TOKEN = re.compile(r"\w+(?=n['’]t\b)|n['’]t\b|['’]\w+|\w+|[^\w\s]")
+"""A token as BookNLP (spaCy's tokenizer) counts it, near enough: a word, a clitic, a punctuation mark."""
 _ABBREVIATION = re.compile(r"(?<![\w])(?:" + "|".join(sorted(TITLES)) + r"|[A-Z])\.$")
 
 
@@ -74,25 +102,48 @@ class ClozePassage:
     """The passage with the name replaced by ``[MASK]``."""
 
 
+@dataclass(frozen=True)
+class ClozeSet:
+    """A book's cloze passages; how many strata had none; the person names NER found, by how often the
+    book writes each (most first)."""
+
+    passages: list[ClozePassage]
+    without: int
+    names: list[tuple[str, int]]
+
+
+def booknlp_tokens(text: str) -> int:
+    """How many tokens BookNLP would count in ``text`` (see :data:`_BOOKNLP_TOKEN`)."""
+    return len(_BOOKNLP_TOKEN.findall(text))
+
+
 def book_text(book: Book) -> str:
     """The book's chapters as read, each a paragraph group; headings are not part of the text probed."""
     return "\n\n".join(chapter.text.strip() for chapter in book.chapters if chapter.text.strip())
 
 
+def as_printed(text: str) -> str:
+    """The text as the book prints it, its whitespace folded: a line break after a hyphen or a dash
+    joins (``Good-\\nbye`` is ``Good-bye``, as the printed word), other whitespace becomes one space.
+    Quotes, dashes and hyphens stay as they are."""
+    return " ".join(_LINE_BREAK_AFTER_HYPHEN.sub("", text).split())
+
+
 def sentences(text: str) -> list[tuple[int, str]]:
-    """(character offset, sentence) in order; whitespace inside a sentence is made single spaces. A stop
-    after a title or an initial (``Mr. Darcy``, ``J. Smith``) ends no sentence."""
+    """(character offset, sentence) in order, each :func:`as_printed`, with the closing quotes and
+    brackets after its stop. A stop after a title or an initial (``Mr. Darcy``, ``J. Smith``) ends no
+    sentence."""
     out: list[tuple[int, str]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        if _ABBREVIATION.search(text, max(start, match.start() - 12), match.start()):
+        if _ABBREVIATION.search(text, max(start, match.start() - 11), match.start() + 1):
             continue
-        piece = text[start : match.start()]
+        piece = text[start : match.start(1)]
         if piece.strip():
-            out.append((start, " ".join(piece.split())))
-        start = match.end()
+            out.append((start, as_printed(piece)))
+        start = match.end(1)
     if text[start:].strip():
-        out.append((start, " ".join(text[start:].split())))
+        out.append((start, as_printed(text[start:])))
     return out
 
 
@@ -126,10 +177,16 @@ def _strata(n_items: int, n_strata: int) -> list[range]:
 
 
 def _candidates(
-    units: Sequence[Unit], stratum: range, rng: random.Random, min_words: int, max_words: int
+    units: Sequence[Unit],
+    stratum: range,
+    rng: random.Random,
+    min_words: int,
+    max_words: int,
+    count: Callable[[str], int] | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Passages starting in ``stratum``: a seeded start first, then the next ones (wrapping); a passage's
-    sentences are of one piece."""
+    sentences are of one piece. ``count``: what the bounds count (default words)."""
+    count = count or (lambda sentence: len(_WORD.findall(sentence)))
     if not stratum:
         return
     first = rng.randrange(len(stratum))
@@ -140,7 +197,7 @@ def _candidates(
             if piece != units[at][2]:
                 break
             parts.append(sentence)
-            words += len(_WORD.findall(sentence))
+            words += count(sentence)
             if words >= min_words:
                 break
         if min_words <= words <= max_words:
@@ -179,25 +236,51 @@ def cloze_passages(
     seed: int,
     entities: Entities,
     *,
-    min_words: int = 40,
-    max_words: int = 100,
+    min_tokens: int = 40,
+    max_tokens: int = 60,
     apart: bool = False,
-) -> tuple[list[ClozePassage], int]:
-    """(up to ``count`` cloze passages, one per stratum; how many strata had none that qualifies)."""
+) -> ClozeSet:
+    """Up to ``count`` cloze passages of ``min_tokens``–``max_tokens`` BookNLP tokens, one per stratum
+    (module docstring)."""
     text = book_text(book)
     units = units_of(book, apart)
     ordinary = set(re.findall(r"(?<![\w'’])[a-z]+", text))
     rng = _rng(seed, book.id, "cloze")
     found: list[ClozePassage] = []
+    people: set[str] = set()
     strata = _strata(len(units), count)
     for index, stratum in enumerate(strata):
-        for start, passage in _candidates(units, stratum, rng, min_words, max_words):
-            name = single_name(passage, entities(passage), ordinary)
+        for start, passage in _candidates(units, stratum, rng, min_tokens, max_tokens, booknlp_tokens):
+            ents = entities(passage)
+            people.update(person_names(ents))
+            name = single_name(passage, ents, ordinary)
             if name is not None:
                 masked = re.sub(rf"(?<![\w'’]){re.escape(name)}(?![\w])", MASK, passage, count=1)
                 found.append(ClozePassage(Passage(book.id, index, start, passage), name, masked))
                 break
-    return found, len(strata) - len(found)
+    people.update(item.name for item in found)
+    return ClozeSet(found, len(strata) - len(found), character_names(text, people))
+
+
+def person_names(ents: Sequence[tuple[str, str]]) -> set[str]:
+    """The one-word person names among ``ents`` (titles and a possessive ``'s`` taken off)."""
+    out = set()
+    for text, label in ents:
+        if label != "PERSON":
+            continue
+        parts = re.sub(r"['’]s$", "", text.strip()).split()
+        if parts and parts[0].rstrip(".") in TITLES:
+            parts = parts[1:]
+        one_word = len(parts) == 1 and re.fullmatch(r"[A-Z][a-z]+(?:['’-][A-Za-z]+)*", parts[0])
+        if one_word and parts[0].lower() not in GENERIC_NAMES:
+            out.add(parts[0])
+    return out
+
+
+def character_names(text: str, people: set[str]) -> list[tuple[str, int]]:
+    """``people`` with how often ``text`` writes each as a word, most first (ties by name)."""
+    counts = {name: len(re.findall(rf"(?<![\w'’]){re.escape(name)}(?![\w])", text)) for name in people}
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def single_name(text: str, ents: Sequence[tuple[str, str]], ordinary: set[str] | None = None) -> str | None:
@@ -214,6 +297,8 @@ def single_name(text: str, ents: Sequence[tuple[str, str]], ordinary: set[str] |
     if len(parts) != 1 or not re.fullmatch(r"[A-Z][a-z]+(?:['’-][A-Za-z]+)*", parts[0]):
         return None
     name = parts[0]
+    if name.lower() in GENERIC_NAMES:
+        return None  # the authors' generic names (Mother, Papa …) are no cloze
     if len(re.findall(rf"(?<![\w'’]){re.escape(name)}(?![\w])", text)) != 1:
         return None  # twice in the passage: the mask could be read off the rest of it
     for match in _CAPITAL_WORD.finditer(text):

@@ -1,15 +1,17 @@
 """Where extraction asks: seeded places (one per stratum, inside one excerpt), every chapter break of a
-book, or exactly the breaks a built benchmark asks about."""
+book as it is printed (the continuation starts where the previous chapter's text ends, so it holds the
+next chapter's heading), or exactly the breaks a built benchmark asks about."""
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from longread.documents.book import Book
+from longread.documents.book import CHAPTER_SEPARATOR, Book
 from longread.documents.excerpts import BookExcerpts
 from longread.probes.memory.probes import Asked, Place
 
@@ -50,10 +52,15 @@ def seeded_places(
     span = sum(high - low for low, high in ranges)
     if span == 0:
         return []
-    rng = np.random.default_rng(int.from_bytes(f"{seed}:{book}".encode()[:8].ljust(8, b"\0"), "little"))
+    rng = np.random.default_rng(place_seed(seed, book))
     n = min(count, span)
     edges = [round(i * span / n) for i in range(n + 1)]
     return [_nth_position(ranges, int(rng.integers(edges[i], edges[i + 1]))) for i in range(n)]
+
+
+def place_seed(seed: int, book: str) -> int:
+    """The places' seed: the whole SHA-256 of (seed, book id), so every character of the id counts."""
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{book}\0places".encode()).digest(), "little")
 
 
 def _nth_position(ranges: Sequence[tuple[int, int]], index: int) -> int:
@@ -67,25 +74,23 @@ def _nth_position(ranges: Sequence[tuple[int, int]], index: int) -> int:
 def chapter_places(
     book: Book, encoder: Any, text: str, before: int, after: int, ids: Sequence[int]
 ) -> tuple[list[Place], int]:
-    """The token position where each chapter after the first starts; (places, breaks too near an end).
+    """Each chapter break of the printed book (``text``: :meth:`Book.render`): the first token after the
+    previous chapter's last character, so the continuation reads the blank lines and the next chapter's
+    heading (and any BOOK/PART heading before it) as printed; (places, breaks too near an end).
 
     A fast tokenizer's character offsets place every break in one encoding of the book (the first token
     starting at or after the break); otherwise the text before each break is encoded again."""
+    _, offsets = book.render()
     n_ids = len(ids)
     starts = _token_starts(encoder, text, ids)
-    places, too_near, offset = [], 0, 0
-    for index, chapter in enumerate(part.text.strip() for part in book.chapters):
-        if not chapter:
-            continue
-        at = text.index(chapter, offset)
-        offset = at
-        if index == 0 or at == 0:
-            continue
-        before_text = len(text[:at].rstrip())
+    places, too_near = [], 0
+    for chapter, offset in zip(book.chapters[1:], offsets[1:], strict=True):
+        lead = len(CHAPTER_SEPARATOR) + sum(len(part) + len(CHAPTER_SEPARATOR) for part in chapter.parts)
+        body_end = len(text[: offset - lead].rstrip())
         if starts is not None:
-            position = bisect.bisect_left(starts, before_text)
+            position = bisect.bisect_left(starts, body_end)
         else:
-            position = len(encoder.encode_plain(text[:before_text]))
+            position = len(encoder.encode_plain(text[:body_end]))
         if position < before or position + after > n_ids:
             too_near += 1
         else:

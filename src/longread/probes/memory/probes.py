@@ -1,8 +1,13 @@
 """The three memorisation probes, each on one book (see :mod:`longread.probes.memory`).
 
-- :func:`cloze`: name cloze (Chang et al. 2023): a fixed prompt with one worked example, the passage with
-  its name masked; greedy, a few tokens, through the backend's ``generate`` (local or served); exact
-  match of the name (case and the surrounding punctuation ignored).
+- :func:`cloze`: name cloze (Chang et al. 2023): the authors' prompt with its two worked examples, the
+  passage with its name masked; greedy, a few tokens, through the backend's ``generate`` (local or
+  served). As the authors scored it: the ``<name>`` tags are taken out of the whole answer, and it is right
+  when what is left equals the name (case ignored). An answer that is a worked example's name, or no name
+  of the book, is counted as such: a model that writes them is not doing the task.
+- :func:`cloze_rank`: ranked cloze: the passage scored by log-likelihood with each of N candidate names in
+  the mask (the book's most frequent person names, the true one always among them); right when the true
+  name ranks first; chance 1/N. Log-likelihoods only, so it runs wherever ChapterBreak runs.
 - :func:`extraction` (Carlini et al. 2023): the previous N tokens of the book, then M greedy tokens in
   the model's own tokens (a local model); exact match and the longest common prefix with the book.
 - :func:`min_k` (Shi et al. 2024): the mean log-prob of the k% least likely tokens of a passage read with
@@ -18,17 +23,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from longread.models.requests import GenerateRequest
-from longread.probes.memory.passages import ClozePassage, Passage
+from longread.probes.memory.passages import MASK, ClozePassage, Passage
 
 CLOZE_PROMPT = (
     "You have seen the following passage in your training data. What is the proper name that fills in "
-    "the [MASK] token in it? This name is exactly one word long, and is a proper name (not a pronoun or "
-    "any other word). You must make a guess, even if you are uncertain.\n\n"
-    "Example:\n\nInput: Stay gold, [MASK], stay gold.\nOutput: <name>Ponyboy</name>\n\n"
-    "Input: {passage}\nOutput: <name>"
+    "the [MASK] token in it?  This name is exactly one word long, and is a proper name (not a pronoun or "
+    "any other word). You must make a guess, even if you are uncertain.   \n\n  Example:\n\n"
+    '  Input: "Stay gold, [MASK], stay gold."\n  Output: <name>Ponyboy</name>\n\n'
+    '  Input: "The door opened, and [MASK], dressed and hatted, entered with a cup of tea."\n'
+    "  Output: <name>Gerty</name>\n\n  Input: {passage}\n  Output:"
 )
-"""Chang et al. 2023's prompt (their worked example), ending where the name is to be written."""
-CLOZE_TOKENS = 8
+"""Chang et al. 2023's prompt, character for character (``scripts/openai_predict_name_cloze.py`` in
+bamman-group/gpt4-books: its spaces, the quoted examples, the passage unquoted), except its end: theirs
+ends ``Output: \\n\\n`` for a chat model, which answers in a turn of its own; a completion model
+continues the text, so this one ends at ``Output:``, where the answer goes."""
+CLOZE_TOKENS = 12
+EXAMPLE_NAMES = frozenset({"ponyboy", "gerty"})
+"""The worked examples' names: an answer that copies one is not an answer about the book."""
+_TAGS = re.compile(r"</?name>")
 
 
 class ProbeUnavailable(Exception):
@@ -74,15 +86,31 @@ def token_access(backend: Any, probe: str) -> TokenAccess:
     )
 
 
-def normalise_name(text: str) -> str:
-    first = text.split("</name>")[0].strip().split()
-    return re.sub(r"^[^\w]+|[^\w]+$", "", first[0]).lower() if first else ""
+def cloze_answer(output: str) -> str:
+    """The answer as the authors read it: ``<name>`` and ``</name>`` taken out, stripped."""
+    return _TAGS.sub("", output).strip()
 
 
-def cloze(backend: Any, items: Sequence[ClozePassage]) -> list[dict[str, Any]]:
-    """One line per passage: the masked passage, the answer, the model's prediction, right or wrong."""
+def answer_kind(answer: str, truth: str, names: frozenset[str]) -> str:
+    """``right``; ``copied example`` (a worked example's name); ``not a name`` (not one word that the book
+    writes as a person's name, ``names`` in lower case); or ``wrong`` (another name of the book)."""
+    said = answer.lower()
+    if said == truth.lower():
+        return "right"
+    if said in EXAMPLE_NAMES:
+        return "copied example"
+    if said not in names:
+        return "not a name"
+    return "wrong"
+
+
+def cloze(backend: Any, items: Sequence[ClozePassage], names: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One line per passage: the masked passage, the answer, the model's output and the answer read from
+    it, right or wrong and what kind of answer it is (:func:`answer_kind`; ``names``: the book's person
+    names, the passages' own among them)."""
     if not items:
         return []
+    known = frozenset(name.lower() for name in [*names, *(item.name for item in items)])
     requests = [
         GenerateRequest(
             CLOZE_PROMPT.format(passage=item.masked), stop=("</name>", "\n"), max_tokens=CLOZE_TOKENS
@@ -90,19 +118,72 @@ def cloze(backend: Any, items: Sequence[ClozePassage]) -> list[dict[str, Any]]:
         for item in items
     ]
     results = backend.generate(requests)
-    return [
-        {
-            "book": item.passage.book,
-            "probe": "cloze",
-            "stratum": item.passage.index,
-            "start_char": item.passage.start_char,
-            "passage": item.masked,
-            "answer": item.name,
-            "prediction": result.text.strip(),
-            "correct": normalise_name(result.text) == item.name.lower(),
-        }
-        for item, result in zip(items, results, strict=True)
-    ]
+    lines = []
+    for item, result in zip(items, results, strict=True):
+        answer = cloze_answer(result.text)
+        kind = answer_kind(answer, item.name, known)
+        lines.append(
+            {
+                "book": item.passage.book,
+                "probe": "cloze",
+                "stratum": item.passage.index,
+                "start_char": item.passage.start_char,
+                "passage": item.masked,
+                "answer": item.name,
+                "output": result.text,
+                "prediction": answer,
+                "correct": kind == "right",
+                "kind": kind,
+            }
+        )
+    return lines
+
+
+def rank_candidates(truth: str, names: Sequence[str], n: int) -> list[str]:
+    """The ``n`` names a ranked cloze offers: the book's most frequent (``names``, most first), the true one
+    always among them (in the last place's stead when it is not), sorted by name so the order says nothing."""
+    chosen = [name for name in names if name != truth][: n - 1]
+    return sorted([*chosen, truth])
+
+
+def cloze_rank(
+    backend: Any, items: Sequence[ClozePassage], names: Sequence[str], n: int
+) -> list[dict[str, Any]]:
+    """One line per passage: each candidate's log-likelihood of the passage from the mask on (the text
+    before it is the same for all, so it is the context), the true name's rank; right at rank 1 (a tie
+    with another name is not right)."""
+    from longread.models.requests import LoglikelihoodRequest
+
+    lines = []
+    for item in items:
+        candidates = rank_candidates(item.name, names, n)
+        before, after = item.masked.split(MASK, 1)
+        context = before.rstrip(" ")
+        space = before[len(context) :]
+        if not context:  # the passage opens with the name: nothing before it but the start of text
+            context, space = "", ""
+        request = LoglikelihoodRequest(context, tuple(space + name + after for name in candidates))
+        (result,) = backend.loglikelihood([request])
+        scores = [score.logprob for score in result.scores]
+        truth = scores[candidates.index(item.name)]
+        rank = 1 + sum(score > truth for score in scores)
+        ties = sum(score == truth for score in scores) - 1
+        lines.append(
+            {
+                "book": item.passage.book,
+                "probe": "cloze-rank",
+                "stratum": item.passage.index,
+                "start_char": item.passage.start_char,
+                "passage": item.masked,
+                "answer": item.name,
+                "candidates": candidates,
+                "logprobs": scores,
+                "rank": rank,
+                "correct": rank == 1 and ties == 0,
+                "chance": 1 / len(candidates),
+            }
+        )
+    return lines
 
 
 @dataclass(frozen=True)

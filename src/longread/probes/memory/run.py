@@ -13,7 +13,6 @@ cloze passage, says so in its row. Files: ``items.jsonl`` (one line per probe it
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -27,8 +26,9 @@ from longread.documents.excerpts import BookExcerpts
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
+from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
-from longread.probes.memory.passages import book_text, cloze_passages, passages, spacy_entities
+from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
 from longread.probes.memory.places import benchmark_breaks, chapter_places, piece_ids, seeded_places
 from longread.probes.memory.probes import (
     Asked,
@@ -36,15 +36,22 @@ from longread.probes.memory.probes import (
     ProbeUnavailable,
     asked_at,
     cloze,
+    cloze_rank,
     extraction,
     min_k,
     token_access,
 )
-from longread.probes.tokens import ProbeSettingsError
+from longread.probes.memory.rule import (
+    CANNOT_TELL,
+    DEFAULT_RULE,
+    clauses_as_dicts,
+    judge,
+    parse_rule,
+    verdict_text,
+)
 
-PROBES = ("cloze", "extraction", "min-k")
-RULE = re.compile(r"^\s*(cloze|extraction_exact|extraction_common_prefix|min_k)\s*>=\s*(-?[0-9.]+)\s*$")
-DEFAULT_RULE = "cloze>=0.3,extraction_exact>=0.05"
+PROBES = ("cloze", "cloze-rank", "extraction", "min-k")
+DEFAULT_PROBES = ("cloze", "extraction", "min-k")
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class MemoryProbeSettings:
     seed: int = 0
     passages: int = 100
     """Passages (cloze, min-k) and seeded places (extraction) asked per book."""
-    probes: tuple[str, ...] = PROBES
+    probes: tuple[str, ...] = DEFAULT_PROBES
     prompt_tokens: int = 100
     """Extraction: N tokens read before each place."""
     new_tokens: int = 50
@@ -62,6 +69,12 @@ class MemoryProbeSettings:
     min_k_percent: float = 20.0
     min_words: int = 40
     max_words: int = 100
+    """Min-k passages: whole sentences, this many words."""
+    cloze_min_tokens: int = 40
+    cloze_max_tokens: int = 60
+    """Cloze passages: whole sentences, this many BookNLP tokens (Chang et al.)."""
+    rank_names: int = 10
+    """Ranked cloze: the names offered per passage (N; chance 1/N)."""
     rule: str = DEFAULT_RULE
     """``remembered`` when any ``score>=value`` of this comma-separated list holds."""
 
@@ -75,6 +88,15 @@ class MemoryProbeSettings:
             raise ProbeSettingsError("--passages, --prompt-tokens and --new-tokens must be at least 1")
         if not 0 < self.min_k_percent <= 100:
             raise ProbeSettingsError(f"--min-k-percent must lie in (0, 100], got {self.min_k_percent}")
+        if not 1 <= self.cloze_min_tokens <= self.cloze_max_tokens:
+            raise ProbeSettingsError(
+                f"cloze passage tokens: need 1 ≤ min ({self.cloze_min_tokens}) ≤ max "
+                f"({self.cloze_max_tokens})"
+            )
+        if self.rank_names < 2:
+            raise ProbeSettingsError(
+                f"--rank-names must be at least 2 (chance is 1/N), got {self.rank_names}"
+            )
         if not 1 <= self.min_words <= self.max_words:
             raise ProbeSettingsError(
                 f"passage words: need 1 ≤ min ({self.min_words}) ≤ max ({self.max_words})"
@@ -83,19 +105,6 @@ class MemoryProbeSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def parse_rule(rule: str) -> list[tuple[str, float]]:
-    clauses = []
-    for part in rule.split(","):
-        match = RULE.match(part)
-        if match is None:
-            raise ProbeSettingsError(
-                f"--remembered: {part.strip()!r} is not SCORE>=VALUE (scores: cloze, extraction_exact, "
-                f"extraction_common_prefix, min_k); e.g. {DEFAULT_RULE}"
-            )
-        clauses.append((match.group(1), float(match.group(2))))
-    return clauses
 
 
 def probe_memory(
@@ -111,16 +120,17 @@ def probe_memory(
     the benchmark's own breaks instead of the book's chapter breaks."""
     items: list[dict[str, Any]] = []
     summaries = []
-    entities = spacy_entities() if "cloze" in settings.probes else None
+    entities = spacy_entities() if {"cloze", "cloze-rank"} & set(settings.probes) else None
     for given in books:
         started = time.perf_counter()
         excerpts = given if isinstance(given, BookExcerpts) else BookExcerpts(given)
         book = excerpts.book
         summary = BookMemory(book.id, book.title)
         lines: list[dict[str, Any]] = []
+        clozes = _ClozeOnce(excerpts, settings, summary, entities)
         for probe in settings.probes:
             try:
-                lines += _run_probe(probe, backend, excerpts, settings, summary, entities)
+                lines += _run_probe(probe, backend, excerpts, settings, summary, clozes)
             except ProbeUnavailable as exc:
                 summary.notes.append(f"{probe} not run: {exc}")
             if progress is not None:
@@ -132,33 +142,62 @@ def probe_memory(
     return items, summaries
 
 
+class _ClozeOnce:
+    """A book's cloze passages, chosen once for both cloze probes."""
+
+    def __init__(
+        self, excerpts: BookExcerpts, settings: MemoryProbeSettings, summary: BookMemory, entities: Any
+    ):
+        self.excerpts, self.settings, self.summary, self.entities = excerpts, settings, summary, entities
+        self._found: ClozeSet | None = None
+
+    def get(self) -> ClozeSet:
+        if self._found is None:
+            settings = self.settings
+            self._found = found = cloze_passages(
+                self.excerpts.book,
+                settings.passages,
+                settings.seed,
+                self.entities,
+                min_tokens=settings.cloze_min_tokens,
+                max_tokens=settings.cloze_max_tokens,
+                apart=bool(self.excerpts.source),
+            )
+            if not found.passages:
+                self.summary.notes.append(
+                    "cloze: no passage of the book holds exactly one person's name and no other"
+                )
+            elif found.without:
+                self.summary.notes.append(
+                    f"cloze: {len(found.passages)} of {settings.passages} passages ({found.without} of the "
+                    f"book's {settings.passages} parts had none with exactly one name)"
+                )
+        return self._found
+
+
 def _run_probe(
     probe: str,
     backend: Any,
     excerpts: BookExcerpts,
     settings: MemoryProbeSettings,
     summary: BookMemory,
-    entities: Any,
+    clozes: _ClozeOnce,
 ) -> list[dict[str, Any]]:
     book = excerpts.book
     if probe == "cloze":
-        chosen, without = cloze_passages(
-            book,
-            settings.passages,
-            settings.seed,
-            entities,
-            min_words=settings.min_words,
-            max_words=settings.max_words,
-            apart=bool(excerpts.source),
-        )
-        if not chosen:
-            summary.notes.append("cloze: no passage of the book holds exactly one person's name and no other")
-        elif without:
+        found = clozes.get()
+        return cloze(backend, found.passages, [name for name, _ in found.names])
+    if probe == "cloze-rank":
+        found = clozes.get()
+        names = [name for name, _ in found.names]
+        if len(names) < settings.rank_names:
             summary.notes.append(
-                f"cloze: {len(chosen)} of {settings.passages} passages ({without} of the book's "
-                f"{settings.passages} parts had none with exactly one name)"
+                f"cloze-rank: the book has {len(names)} person names found, fewer than --rank-names "
+                f"({settings.rank_names}); each passage offers them all (chance 1/{len(names)})"
             )
-        return cloze(backend, chosen)
+        if len(names) < 2:
+            raise ProbeUnavailable("ranked cloze needs at least two person names of the book to choose from")
+        return cloze_rank(backend, found.passages, names, settings.rank_names)
     if probe == "min-k":
         access = token_access(backend, "min-k")
         if access.logprobs is None:
@@ -183,7 +222,7 @@ def _extraction(
     backend: Any, encoder: Any, excerpts: BookExcerpts, settings: MemoryProbeSettings, summary: BookMemory
 ) -> list[dict[str, Any]]:
     book = excerpts.book
-    text = book_text(book)
+    text, _ = book.render()  # the book as printed: a break continues into the next chapter's heading
     n, m = settings.prompt_tokens, settings.new_tokens
     if excerpts.source:  # pieces of a built benchmark: a place may not span the gap between two
         ids, ends = piece_ids(encoder, book)
@@ -218,7 +257,13 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
     for line in lines:
         by_probe.setdefault(line["probe"], []).append(line)
     if "cloze" in by_probe:
-        summary.scores["cloze"] = _share([line["correct"] for line in by_probe["cloze"]])
+        summary.scores["cloze"] = _cloze_score(by_probe["cloze"], summary)
+    if "cloze-rank" in by_probe:
+        ranked = by_probe["cloze-rank"]
+        summary.scores["cloze-rank"] = {
+            **_share([line["correct"] for line in ranked]),
+            "chance": float(np.mean([line["chance"] for line in ranked])),
+        }
     if "extraction" in by_probe:
         summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
         summary.scores["extraction_common_prefix"] = _mean(
@@ -226,12 +271,30 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
         )
     if "min_k" in by_probe:
         summary.scores["min_k"] = _mean([line["score"] for line in by_probe["min_k"]], settings.seed)
-    clauses = parse_rule(settings.rule)
-    known = [(name, value) for name, value in clauses if summary.scores.get(name, {}).get("n")]
-    if known:
-        summary.remembered = any(summary.scores[name]["value"] >= value for name, value in known)
-    else:
-        summary.notes.append("remembered: no score the rule names was measured")
+    summary.remembered, clauses = judge(summary.scores, settings.rule)
+    summary.clauses = clauses_as_dicts(clauses)
+    summary.notes += [f"remembered: {clause.text()}" for clause in clauses if clause.status != "holds"]
+
+
+CANNOT_TELL_SHARE = 0.5
+"""A cloze whose answers are more than this share copied examples or no name of the book cannot tell."""
+
+
+def _cloze_score(lines: Sequence[dict[str, Any]], summary: BookMemory) -> dict[str, Any]:
+    """The cloze's share right, with how many answers copied a worked example or named no one of the
+    book; when those are most answers the score says "cannot tell" (its 0 is no evidence)."""
+    score = _share([line["correct"] for line in lines])
+    copied = sum(line["kind"] == "copied example" for line in lines)
+    no_name = sum(line["kind"] == "not a name" for line in lines)
+    score["cloze_copied_example"], score["cloze_not_a_name"] = copied, no_name
+    if copied + no_name > CANNOT_TELL_SHARE * len(lines):
+        score["verdict"] = CANNOT_TELL
+        summary.notes.append(
+            f"cloze: cannot tell — {copied} of {len(lines)} answers copied a worked example's name and "
+            f"{no_name} named no one of the book: the model is not doing the task, so the verdict rests on "
+            "the other probes"
+        )
+    return score
 
 
 def _share(flags: Sequence[bool]) -> dict[str, Any]:
@@ -281,19 +344,21 @@ def summary_markdown(
     lines = [
         f"# Reading or remembering? — {name}",
         "",
-        f"remembered when {settings.rule.replace(',', ' or ')}; 95% intervals (Wilson for shares, bootstrap "
+        f"remembered when {settings.rule.replace(',', ' or ')} (no: every clause measured is ruled out by "
+        "its interval; otherwise cannot tell); 95% intervals (Wilson for shares, bootstrap "
         f"for means); seed {settings.seed}, {settings.passages} passages/places a book, extraction "
         f"{settings.prompt_tokens} → {settings.new_tokens} tokens, min-k {settings.min_k_percent:g}%.",
         "",
-        "| book | title | cloze | extraction exact | common prefix (tokens) | min-k (nats) | remembered |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        "| book | title | cloze | ranked cloze (chance) | extraction exact | common prefix (tokens) "
+        "| min-k (nats) | remembered |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for summary in summaries:
         cells = [
             _cell(summary.scores.get(key))
-            for key in ("cloze", "extraction_exact", "extraction_common_prefix", "min_k")
+            for key in ("cloze", "cloze-rank", "extraction_exact", "extraction_common_prefix", "min_k")
         ]
-        verdict = "—" if summary.remembered is None else ("yes" if summary.remembered else "no")
+        verdict = verdict_text(summary.remembered)
         lines.append(f"| {summary.book} | {summary.title} | " + " | ".join(cells) + f" | {verdict} |")
     notes = [f"- {summary.book}: {note}" for summary in summaries for note in summary.notes]
     if notes:
@@ -312,4 +377,11 @@ def summary_markdown(
 def _cell(score: dict[str, Any] | None) -> str:
     if not score or score.get("value") is None:
         return "—"
-    return f"{score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] (n={score['n']})"
+    text = f"{score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] (n={score['n']})"
+    if score.get("chance") is not None:
+        text += f" (chance {score['chance']:.2g})"
+    if "cloze_copied_example" in score:
+        text += f"; {score['cloze_copied_example']} copied an example, {score['cloze_not_a_name']} no name"
+    if score.get("verdict") == CANNOT_TELL:
+        text = f"cannot tell: {text}"
+    return text

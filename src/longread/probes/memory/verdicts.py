@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.errors import BadInputError
+from longread.probes.memory.rule import CANNOT_TELL
 
 BOOKS_FILE = "books.json"
 
@@ -28,18 +29,28 @@ class MemoryVerdicts:
     def model_name(self) -> str:
         return model_name(self.model)
 
-    def verdict(self, book_id: str) -> bool | None:
-        """True/False as probed; None when the book was not probed or no score the rule names was
-        measured."""
+    def verdict(self, book_id: str) -> bool | str | None:
+        """True, False or "cannot tell" as probed; None when the book was not probed."""
         entry = self.books.get(book_id)
-        return None if entry is None else entry.get("remembered")
+        if entry is None:
+            return None
+        value = entry.get("remembered")
+        return CANNOT_TELL if value is None or value == CANNOT_TELL else bool(value)
 
     def remembered(self) -> dict[str, str]:
         """book id → why it is called remembered (the rule's scores that hold)."""
         return {
             book_id: f"remembered by {self.model_name} ({self.why(book_id)}; rule {self.rule})"
             for book_id, entry in self.books.items()
-            if entry.get("remembered")
+            if entry.get("remembered") is True
+        }
+
+    def cannot_tell(self) -> dict[str, str]:
+        """book id → why the probes cannot tell whether the model remembers it."""
+        return {
+            book_id: f"{CANNOT_TELL} for {self.model_name} ({self.why(book_id)}; rule {self.rule})"
+            for book_id in self.books
+            if self.verdict(book_id) == CANNOT_TELL
         }
 
     def why(self, book_id: str) -> str:

@@ -121,7 +121,9 @@ _MAIN_SCRIPT = r"""
     const found = bookMemory(row);
     if (!found) return '';
     if (!found.entry) return 'not probed';
-    return found.entry.remembered === true ? 'yes' : found.entry.remembered === false ? 'no' : '—';
+    const verdict = found.entry.remembered;
+    if (verdict === 'cannot tell') return 'cannot tell';
+    return verdict === true ? 'yes' : verdict === false ? 'no' : '—';
   }
 
   function showDetail(s) {

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from longread.probes.memory.rule import CANNOT_TELL, verdict_text
 from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.load import RunReport
 from longread.report.memory_split import GROUPS, MemorySplit, split_cells, split_note
@@ -13,6 +14,7 @@ from longread.report.table import format_x
 
 SCORES = (
     ("cloze", "name cloze"),
+    ("cloze-rank", "ranked cloze"),
     ("extraction_exact", "extraction exact"),
     ("extraction_common_prefix", "common prefix (tokens)"),
     ("min_k", "min-k (nats)"),
@@ -34,15 +36,16 @@ def memory_island(verdicts: MemoryVerdicts) -> dict[str, Any]:
 def book_line(entry: Mapping[str, Any], rule: str) -> str:
     """``remembered: no (rule …) — name cloze 0.00 [0.00, 0.11] (n=30); …``."""
     verdict = entry.get("remembered")
-    said = "not decided" if verdict is None else ("yes" if verdict else "no")
+    said = verdict_text(CANNOT_TELL if verdict is None else verdict)  # null (older files): cannot tell
     scores = entry.get("scores") or {}
     parts = []
     for key, name in SCORES:
         score = scores.get(key)
         if isinstance(score, Mapping) and score.get("value") is not None:
+            unsure = " — cannot tell" if score.get("verdict") == CANNOT_TELL else ""
             parts.append(
                 f"{name} {score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] "
-                f"(n={score['n']})"
+                f"(n={score['n']}){unsure}"
             )
     notes = entry.get("notes") or []
     tail = f"; notes: {' / '.join(map(str, notes))}" if notes else ""
