@@ -1,10 +1,11 @@
 """``longread probe memory``: the probes tell a model that remembers a book from one that does not.
 
 The control is made here: two tiny GPT-2 models of one architecture, one trained until it reproduces
-an excerpt of *Pride and Prejudice*, the other until it reproduces an excerpt of *Frankenstein*. Each
-model must call its own book remembered and the other one not, by extraction (greedy continuations equal
-to the book) and min-k% (its own book's least likely tokens are likelier). The passage rules of the name
-cloze and the places of extraction are tested on their own.
+an excerpt of *Pride and Prejudice* as printed (headings included), the other until it reproduces an
+excerpt of *Frankenstein*. Each model must call its own book remembered and the other one not, by
+extraction (greedy continuations equal to the book, the chapter heading at a break) and min-k% (its own
+book's least likely tokens are likelier). The passage rules of the name cloze and the places of
+extraction are tested on their own; the cloze's scoring and the ranked cloze in ``test_cloze.py``.
 """
 
 from __future__ import annotations
@@ -22,14 +23,24 @@ from longread.documents.reader import read_book
 from longread.models.hf.backend import HFBackend
 from longread.models.hf.loading import LoadedModel, load_random
 from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
-from longread.probes.memory.passages import book_text, cloze_passages, sentences, single_name, spacy_entities
+from longread.probes.memory.passages import (
+    GENERIC_NAMES,
+    booknlp_tokens,
+    cloze_passages,
+    sentences,
+    single_name,
+    spacy_entities,
+)
 from longread.probes.memory.places import chapter_places, seeded_places
 from longread.probes.tokens import ProbeSettingsError
 from tests.helpers import REPO_ROOT
 
 BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
 WINDOW = 24
-SETTINGS = MemoryProbeSettings(passages=6, prompt_tokens=12, new_tokens=12, min_words=15, max_words=60)
+SETTINGS = MemoryProbeSettings(
+    passages=80, prompt_tokens=12, new_tokens=12, min_words=15, max_words=60, probes=("extraction", "min-k")
+)
+"""80 places: with none continued exactly, the Wilson upper bound (0.044) rules out the rule's 0.05."""
 
 
 def _excerpt(path: Path, book_id: str, words: int) -> Book:
@@ -43,14 +54,20 @@ def _excerpt(path: Path, book_id: str, words: int) -> Book:
 
 
 def _memorised(book: Book, name: str) -> HFBackend:
-    """A tiny GPT-2 trained on windows of the book's text until it reproduces them (seeded; ~20 s): it
+    """A tiny GPT-2 trained on windows of the printed book until it reproduces them (seeded; ~20 s): it
     stops at a batch loss under 0.2, enough for extraction 0.71-0.86 on its own book (0.4 is asserted).
 
     Random 24-token windows, as a real model sees a book inside longer sequences: trained on the whole
     text from position 0 alone, a tiny model with absolute positions would learn positions, not text.
     """
     loaded = load_random("gpt2")
-    ids = torch.tensor(HFBackend(loaded, spec="random:gpt2").encoder.encode_plain(book_text(book)))
+    return _trained(
+        loaded, HFBackend(loaded, spec="random:gpt2").encoder.encode_plain(book.render()[0]), name
+    )
+
+
+def _trained(loaded: LoadedModel, text_ids: list[int], name: str) -> HFBackend:
+    ids = torch.tensor(text_ids)
     model, draw = loaded.model, torch.Generator().manual_seed(0)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()
@@ -91,9 +108,18 @@ def test_each_model_remembers_its_own_book_and_not_the_other(
         extraction = [line for line in items if line["probe"] == "extraction"]
         assert all(len(line["truth_ids"]) == len(line["output_ids"]) == 12 for line in extraction)
         assert {line["place"] for line in extraction} == {"seeded", "chapter break"}
+        for at_break in [line for line in extraction if line["place"] == "chapter break"]:
+            truth = model.encoder.tokenizer.decode(at_break["truth_ids"])
+            assert truth.lstrip().startswith("CHAPTER 2."), truth  # the break continues into the heading
+            if at_break["book"] == own.id:
+                said = model.encoder.tokenizer.decode(at_break["output_ids"])
+                assert "CHAPTER 2." in said, said  # the model that read the headings reproduces it
     markdown = write_memory(tmp_path / "out", items, summaries, SETTINGS, models[1].describe())
     books_json = json.loads((tmp_path / "out" / "books.json").read_text())
     assert [book["remembered"] for book in books_json["books"]] == [False, True]
+    ruled_out = books_json["books"][0]["clauses"]
+    assert [(c["score"], c["status"]) for c in ruled_out] == [("cloze", "not measured"),
+                                                              ("extraction_exact", "ruled out")]  # fmt: skip
     assert (
         "| frankenstein |" in markdown.read_text()
         and (tmp_path / "out" / "memory.png").stat().st_size > 5_000
@@ -131,14 +157,22 @@ def test_a_cloze_passage_holds_one_name_once_and_no_other() -> None:
     ]
 
 
-def test_real_cloze_passages_follow_the_rules() -> None:
+def test_real_cloze_passages_follow_the_authors_rules() -> None:
+    """Chang et al.'s passages: 40-60 tokens as BookNLP counts them, one name once, no generic name."""
     book = read_book(BOOKS / "pg1342.txt.gz")
-    chosen, without = cloze_passages(book, 12, 0, spacy_entities())
-    assert len(chosen) + without == 12 and len(chosen) >= 6
-    for item in chosen:
+    found = cloze_passages(book, 12, 0, spacy_entities())
+    assert len(found.passages) + found.without == 12 and len(found.passages) >= 6
+    for item in found.passages:
         assert item.masked.count("[MASK]") == 1 and item.name not in item.masked.replace("[MASK]", "")
-        assert 40 <= item.passage.words <= 100
-    assert chosen == cloze_passages(book, 12, 0, spacy_entities())[0]
+        assert 40 <= booknlp_tokens(item.passage.text) <= 60 and item.name.lower() not in GENERIC_NAMES
+    assert found == cloze_passages(book, 12, 0, spacy_entities())
+    names = [name for name, _ in found.names]
+    assert {"Elizabeth", "Darcy", "Bennet"} <= set(names[:10])  # the most frequent person names first
+    assert [count for _, count in found.names] == sorted((count for _, count in found.names), reverse=True)
+    assert (
+        booknlp_tokens("“Don't,” said Mr. Darcy's sister.") == 11
+    )  # “ Do n't , ” said Mr . Darcy 's sister .
+    assert single_name("Then Mother sat down by the fire and wept.", [("Mother", "PERSON")]) is None
 
 
 def test_places_leave_room_and_breaks_near_an_end_are_counted(books: tuple[Book, Book]) -> None:
@@ -149,19 +183,21 @@ def test_places_leave_room_and_breaks_near_an_end_are_counted(books: tuple[Book,
     )  # too short for one place: none, and the caller says so
     model = load_random("gpt2")
     encoder = HFBackend(model, spec="random:gpt2").encoder
-    text = book_text(books[0])
+    text = books[0].render()[0]
     ids = encoder.encode_plain(text)
     n_ids = len(ids)
     breaks, too_near = chapter_places(books[0], encoder, text, 12, 12, ids)
     assert len(breaks) == 1 and too_near == 0
-    opening = encoder.tokenizer.decode(ids[breaks[0].position :][:4]).lstrip()
-    assert books[0].chapters[1].text.startswith(opening)  # the place is the second chapter's first token
+    before = encoder.tokenizer.decode(ids[: breaks[0].position])
+    after = encoder.tokenizer.decode(ids[breaks[0].position :])
+    assert before.endswith(books[0].chapters[0].text.strip()[-30:])  # the first chapter's last words …
+    assert after.lstrip().startswith("CHAPTER 2.\n\n" + books[0].chapters[1].text[:20])  # … then as printed
     late, near = chapter_places(books[0], encoder, text, 12, n_ids, ids)  # M longer than what is left
     assert late == [] and near == 1
 
 
 def test_bad_settings_are_refused() -> None:
-    with pytest.raises(ProbeSettingsError, match="--probes takes cloze, extraction, min-k"):
+    with pytest.raises(ProbeSettingsError, match="--probes takes cloze, cloze-rank, extraction, min-k"):
         MemoryProbeSettings(probes=("recall",))
     with pytest.raises(ProbeSettingsError, match="is not SCORE>=VALUE"):
         MemoryProbeSettings(rule="cloze>0.3")
@@ -221,6 +257,14 @@ def test_built_chapterbreak_data_is_probed_on_its_prefixes_and_at_its_breaks(
     _, (long_prompts,) = probe_memory(model, [excerpts], MemoryProbeSettings(
         passages=1, probes=("extraction",), prompt_tokens=5000, new_tokens=12))  # fmt: skip
     assert any("6 benchmark break(s) with fewer than 5000 tokens before" in n for n in long_prompts.notes)
+
+
+def test_places_are_seeded_by_the_whole_book_id() -> None:
+    """Two ids alike in their first characters get places of their own (the seed hashes all of the id)."""
+    first = seeded_places(100_000, 10, 10, 20, 0, "gutenberg-1342")
+    assert first != seeded_places(100_000, 10, 10, 20, 0, "gutenberg-1343")
+    assert first == seeded_places(100_000, 10, 10, 20, 0, "gutenberg-1342")
+    assert first != seeded_places(100_000, 10, 10, 20, 1, "gutenberg-1342")
 
 
 def test_places_in_built_data_lie_inside_one_excerpt() -> None:

@@ -46,6 +46,22 @@ def probe_tokens_command(
     max_tokens: Annotated[
         int | None, typer.Option(help="Only the first N tokens of each book (recorded in the summary).")
     ] = None,
+    evaluator: Annotated[
+        str | None,
+        typer.Option(
+            help="Key tokens chosen by this model's long and short passes (LongPPL's evaluator), mapped "
+            "onto the probed model's tokens; without it the model picks its own (LongPPL ≤ e^-beta by "
+            "construction)."
+        ),
+    ] = None,
+    evaluator_from: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--evaluator-from",
+            help="Earlier probe folders whose evaluator passes to reuse when they match (evaluator, book, "
+            "settings); --out's own are always reused.",
+        ),
+    ] = None,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     threads: ThreadsOption = None,
@@ -66,8 +82,11 @@ def probe_tokens_command(
     from longread.progress import Progress
 
     try:
-        settings = TokenProbeSettings(window, short, stride, alpha, beta, max_tokens)
+        settings = TokenProbeSettings(window, short, stride, alpha, beta, max_tokens, evaluator)
+        if evaluator_from and not evaluator:
+            raise typer.BadParameter("give --evaluator with it", param_hint="--evaluator-from")
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
+        judge = load_backend(evaluator, device=device, dtype=dtype, threads=threads) if evaluator else None
         out.mkdir(parents=True, exist_ok=True)
         tables, summaries, costs, names = [], [], [], []
         for book_path in books:
@@ -75,7 +94,15 @@ def probe_tokens_command(
             with Progress(
                 total=None, desc=f"probing {book.id} (tokens read)", unit="tok", enabled=not quiet
             ) as bar:
-                table, cost = probe_book(backend, book, settings, progress=partial(_count, bar))
+                table, cost = probe_book(
+                    backend,
+                    book,
+                    settings,
+                    progress=partial(_count, bar),
+                    evaluator=judge,
+                    out=out,
+                    reuse=evaluator_from or (),
+                )
             tables.append(table)
             summaries.append(summarise(table))
             costs.append(cost)
@@ -92,8 +119,27 @@ def probe_tokens_command(
         typer.echo(
             f"{name}: {int(cost['book_tokens']):,} tokens; long pass {long_s:.1f} s, "
             f"short pass {short_s:.1f} s ({per_token:.2f} tokens read per token)"
+            + (f"; evaluator {cost['evaluator_seconds']:.1f} s" if evaluator else "")
         )
     typer.echo(f"wrote {out / 'tokens.parquet'}, {out / 'summary.json'}, {markdown}, {out / 'tokens.png'}")
+
+
+@probe_app.command("compare")
+def probe_compare_command(
+    a: Annotated[Path, typer.Argument(help="A `probe tokens` folder (A).", show_default=False)],
+    b: Annotated[Path, typer.Argument(help="Another, of the same books (B).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="Folder for compare.md and compare.json.")],
+) -> None:
+    """Two token probes of the same books: key-token share, LongPPL, perplexity and the LSD by category of
+    each, and B − A, with paired intervals over tokens clustered by book."""
+    from longread.probes.compare import compare, load_tokens, write_compare
+
+    try:
+        markdown = write_compare(compare(load_tokens(a), load_tokens(b)), out)
+    except LongreadError as exc:
+        raise fail(exc) from None
+    typer.echo(markdown.read_text(encoding="utf-8"))
+    typer.echo(f"wrote {markdown}, {out / 'compare.json'}")
 
 
 def _count(bar: Any, tokens: int) -> None:

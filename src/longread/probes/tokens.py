@@ -6,8 +6,12 @@ chunked read with the cache, a sliding window past ``W``) and with a short one (
 advancing by ``S``; :mod:`longread.models.hf.token_logprobs`). Per token: the long-context log-prob
 (LCL) and the short one in nats, LSD = LCL − short, *key* = LSD > α and LCL > β (α = 2, β = −2), the
 distance to the token's last earlier occurrence, and whether its type is among the book's 10% most
-frequent. Per book: perplexity, LongPPL (perplexity over key tokens), the key tokens' share, and mean
-loss per context-length bucket and per category, with bootstrap intervals; a plot of loss against
+frequent. Key tokens are the probed model's own (*self-evaluated*: every key token has LCL > β, so
+LongPPL ≤ e^(−β) by construction, and the summary says so) or, with ``--evaluator``, an evaluator model's
+mapped onto the probed model's tokens as LongPPL does (:mod:`longread.probes.key_tokens`). Per book:
+perplexity, LongPPL (perplexity over key tokens), the key tokens' share, mean loss per context-length
+bucket, and per category the long-pass loss, the short-pass loss and their difference (the LSD: what the
+long context adds, apart from how easy a category is), with bootstrap intervals; a plot of loss against
 context length, one line per category.
 
 Files: ``tokens.parquet`` (one row per token), ``summary.json``, ``summary.md``, ``tokens.png``.
@@ -45,6 +49,8 @@ class TokenProbeSettings:
     beta: float = -2.0
     max_tokens: int | None = None
     """Only the first N tokens of each book (recorded in the summary; None: the whole book)."""
+    evaluator: str | None = None
+    """The evaluator model's spec (key tokens chosen by it); None: self-evaluated."""
 
     def __post_init__(self) -> None:
         if self.short < 1 or self.short >= self.window:
@@ -72,6 +78,9 @@ class BookTokens:
     last_seen: list[int | None]
     frequent: np.ndarray
     settings: TokenProbeSettings
+    evaluator_key: np.ndarray | None = None
+    """With an evaluator: which tokens lie inside its key spans (None: self-evaluated)."""
+    evaluator_facts: dict[str, Any] | None = None
 
     @property
     def lsd(self) -> np.ndarray:
@@ -79,8 +88,15 @@ class BookTokens:
         return difference
 
     @property
+    def self_key(self) -> np.ndarray:
+        """The probed model's own key tokens: its LSD > α and its LCL > β."""
+        chosen: np.ndarray = (self.lsd > self.settings.alpha) & (self.lcl > self.settings.beta)
+        return chosen
+
+    @property
     def key(self) -> np.ndarray:
-        return (self.lsd > self.settings.alpha) & (self.lcl > self.settings.beta)
+        """The key tokens LongPPL is computed on: the evaluator's where there is one, else the model's own."""
+        return self.self_key if self.evaluator_key is None else self.evaluator_key
 
     def categories(self) -> dict[str, np.ndarray]:
         k = self.settings.short
@@ -112,9 +128,16 @@ def frequent_types(ids: Sequence[int]) -> set[int]:
 
 
 def probe_book(
-    backend: Any, book: Book, settings: TokenProbeSettings, progress: Any = None
+    backend: Any,
+    book: Book,
+    settings: TokenProbeSettings,
+    progress: Any = None,
+    evaluator: Any = None,
+    out: Path | None = None,
+    reuse: Sequence[Path] = (),
 ) -> tuple[BookTokens, dict[str, float]]:
-    """Both passes over one book; the per-token table and the seconds each pass took."""
+    """Both passes over one book; the per-token table and the seconds each pass took. ``evaluator``: key
+    tokens by that model's passes (kept in ``out``, reused from ``out`` or ``reuse`` where they match)."""
     from longread.models.hf.token_logprobs import long_logprobs, short_logprobs
 
     model = getattr(backend, "model", None)
@@ -140,6 +163,26 @@ def probe_book(
                            progress=progress)  # fmt: skip
     short_seconds = time.perf_counter() - started
     scored = range(settings.short, len(ids))
+    evaluator_key, facts, evaluator_seconds = None, None, 0.0
+    if evaluator is not None:
+        from longread.probes.key_tokens import evaluator_passes, inside, token_spans
+
+        started = time.perf_counter()
+        passes, reused = evaluator_passes(
+            evaluator, book.id, text, settings, out or Path("."), reuse, progress
+        )
+        evaluator_seconds = time.perf_counter() - started
+        spans = passes.key_spans(settings.alpha, settings.beta)
+        starts, ends = token_spans(encoder, text, ids, backend.name)
+        evaluator_key = inside(starts[settings.short :], ends[settings.short :], spans)
+        facts = {
+            "spec": passes.made_by["evaluator"].get("spec"),
+            "weights_fingerprint": passes.made_by["evaluator"].get("weights_fingerprint"),
+            "evaluator_tokens": len(passes.lcl),
+            "evaluator_key_tokens": int(np.sum(passes.key(settings.alpha, settings.beta))),
+            "key_spans": len(spans),
+            "reused_from": None if reused is None else str(reused),
+        }
     seen = last_seen_distances(ids)
     common = frequent_types(ids)
     table = BookTokens(
@@ -155,6 +198,8 @@ def probe_book(
         last_seen=[seen[p] for p in scored],
         frequent=np.array([ids[p] in common for p in scored], dtype=bool),
         settings=settings,
+        evaluator_key=evaluator_key,
+        evaluator_facts=facts,
     )
     costs = {
         "book_tokens": float(len(ids)),
@@ -162,6 +207,7 @@ def probe_book(
         "short_seconds": short_seconds,
         "short_tokens_per_book_token": (settings.short + (1 if start is not None else 0)) / settings.stride,
         "window": float(window),
+        "evaluator_seconds": evaluator_seconds,
     }
     return table, costs
 
@@ -194,14 +240,23 @@ def summarise(table: BookTokens) -> dict[str, Any]:
             "all": _mean_with_interval(loss[chosen]),
             **{name: _mean_with_interval(loss[chosen & mask]) for name, mask in table.categories().items()},
         }
+    bound = math.exp(-table.settings.beta)
     return {
         "book": table.book,
         "tokens_scored": int(table.lcl.size),
         "perplexity": _perplexity(table.lcl),
         "long_ppl": _perplexity(table.lcl[table.key]),
+        "key_tokens_by": "self" if table.evaluator_key is None else "evaluator",
+        "evaluator": table.evaluator_facts,
+        "self_long_ppl_bound": bound,
+        "self_long_ppl": _perplexity(table.lcl[table.self_key]),
         "key_share": float(np.mean(table.key)),
         "key_tokens": int(np.sum(table.key)),
+        "self_key_tokens": int(np.sum(table.self_key)),
         "mean_lsd": float(np.mean(table.lsd)),
+        "lsd_by_category": {
+            name: _mean_with_interval(table.lsd[mask]) for name, mask in table.categories().items()
+        },
         "loss_by_category": {
             name: _mean_with_interval(loss[mask]) for name, mask in table.categories().items()
         },
@@ -217,8 +272,8 @@ def write_tokens(tables: Sequence[BookTokens], out: Path) -> Path:
     import pyarrow.parquet as pq
 
     columns: dict[str, list[Any]] = {name: [] for name in (
-        "book", "position", "token_id", "text", "lcl", "short_logprob", "lsd", "key", "last_seen_distance",
-        "frequent", "long_context")}  # fmt: skip
+        "book", "position", "token_id", "text", "lcl", "short_logprob", "lsd", "key", "self_key",
+        "last_seen_distance", "frequent", "long_context")}  # fmt: skip
     for table in tables:
         columns["book"] += [table.book] * table.lcl.size
         columns["position"] += table.positions.tolist()
@@ -228,6 +283,7 @@ def write_tokens(tables: Sequence[BookTokens], out: Path) -> Path:
         columns["short_logprob"] += table.short.tolist()
         columns["lsd"] += table.lsd.tolist()
         columns["key"] += table.key.tolist()
+        columns["self_key"] += table.self_key.tolist()
         columns["last_seen_distance"] += table.last_seen
         columns["frequent"] += table.frequent.tolist()
         columns["long_context"] += table.long_context.tolist()
@@ -263,6 +319,13 @@ def plot_tokens(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     return atomic_save_png(figure, path)
 
 
+def _interval(score: dict[str, Any], signed: bool = False) -> str:
+    if not score["n"]:
+        return "—"
+    form = "+.3f" if signed else ".3f"
+    return f"{score['mean']:{form}} [{score['ci_low']:{form}}, {score['ci_high']:{form}}]"
+
+
 def write_summary(
     summaries: Sequence[dict[str, Any]],
     settings: TokenProbeSettings,
@@ -289,18 +352,26 @@ def write_summary(
     }
     js = out / "summary.json"
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    evaluator = settings.evaluator
+    bound = math.exp(-settings.beta)
+    chosen_by = (
+        f"chosen by the evaluator {evaluator} (its LSD > {settings.alpha} and its LCL > {settings.beta}, "
+        "mapped onto this model's tokens by character spans, as LongPPL does)"
+        if evaluator
+        else f"chosen by the model itself (its LSD > {settings.alpha} and LCL > {settings.beta}): "
+        f"self-evaluated, so LongPPL ≤ e^{-settings.beta:g} ≈ {bound:.2f} by construction — a selection "
+        "effect, not a finding; give --evaluator for LongPPL as its paper defines it"
+    )
     lines = [
         f"# Which tokens need the long context? — {model.get('name', '?')}",
         "",
-        f"Key tokens: LSD > {settings.alpha} nats and LCL > {settings.beta} (LongPPL, Fang et al. 2024).",
+        f"Key tokens {chosen_by} (LongPPL, Fang et al. 2024).",
         "",
-        "| book | tokens | perplexity [95% CI] | LongPPL [95% CI] | key tokens | loss: seen beyond K "
-        "| never seen |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| book | tokens | perplexity [95% CI] | LongPPL [95% CI] | key tokens | key tokens by |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for s in summaries:
         ppl, lppl = s["perplexity"], s["long_ppl"]
-        beyond, never = s["loss_by_category"]["seen beyond K"], s["loss_by_category"]["never seen"]
         lppl_text = (
             "—"
             if lppl["value"] is None
@@ -309,9 +380,28 @@ def write_summary(
         lines.append(
             f"| {s['book']} | {s['tokens_scored']:,} | "
             f"{ppl['value']:.2f} [{ppl['ci_low']:.2f}, {ppl['ci_high']:.2f}] | {lppl_text} | "
-            f"{s['key_tokens']:,} ({100 * s['key_share']:.1f}%) | "
-            f"{beyond['mean'] or float('nan'):.2f} | {never['mean'] or float('nan'):.2f} |"
+            f"{s['key_tokens']:,} ({100 * s['key_share']:.1f}%) | {s['key_tokens_by']} |"
         )
+    lines += [
+        "",
+        "Loss by category (nats/token, mean [95% CI], n tokens): with the long context, with the short one, "
+        "and what the long context adds (LSD = long log-prob − short log-prob). Tokens seen before are "
+        "easier with either context; the LSD says what the long context itself helps.",
+        "",
+        "| book | category | n | long-context loss | short-context loss | LSD [95% CI] |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for s in summaries:
+        for name in CATEGORIES:
+            long, short, lsd = (
+                s["loss_by_category"][name],
+                s["short_loss_by_category"][name],
+                s["lsd_by_category"][name],
+            )
+            lines.append(
+                f"| {s['book']} | {name} | {lsd['n']:,} | {_interval(long)} | {_interval(short)} | "
+                f"{_interval(lsd, signed=True)} |"
+            )
     lines += [
         "",
         *(f"- {note}" for note in payload["notes"]),

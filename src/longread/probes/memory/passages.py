@@ -75,8 +75,9 @@ GENERIC_NAMES = frozenset(
     ]
 )
 """Chang et al.'s ``invalid_names``: a passage whose name is one of these is no cloze passage."""
-_BOOKNLP_TOKEN = re.compile(r"\w+(?=n['’]t\b)|n['’]t\b|['’]\w+|\w+|[^\w\s]")
-"""A token as BookNLP (spaCy's tokenizer) counts it, near enough: a word, a clitic, a punctuation mark."""
+_BOOKNLP_TOKEN = re.compile(r"(?:Mrs|Mr|Ms|Dr|St)\.|\w+(?=n['’]t\b)|n['’]t\b|['’]\w+|\w+|[^\w\s]")
+"""A token as BookNLP (spaCy's tokenizer) counts it, near enough: a title with its stop, a word, a clitic,
+a punctuation mark."""
 _ABBREVIATION = re.compile(r"(?<![\w])(?:" + "|".join(sorted(TITLES)) + r"|[A-Z])\.$")
 
 

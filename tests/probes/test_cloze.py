@@ -1,0 +1,180 @@
+"""The name cloze as Chang et al. ran it, the ranked cloze, and passages as the book prints them.
+
+Right answers are made here: a tiny GPT-2 trained to answer each cloze prompt with its name must be
+scored right on every passage (a scorer that always says "wrong" fails); tiny GPT-2s trained on a book's
+cloze passages, or on another book's, are the positive and negative controls of the ranked cloze.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from longread.documents.reader import read_book
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.loading import LoadedModel, load_random
+from longread.probes.memory import MemoryProbeSettings, probe_memory
+from longread.probes.memory.book import BookMemory
+from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, sentences, spacy_entities
+from longread.probes.memory.probes import (
+    CLOZE_PROMPT,
+    answer_kind,
+    cloze,
+    cloze_answer,
+    rank_candidates,
+)
+from longread.probes.memory.run import _cloze_score
+from tests.helpers import GUTENBERG, REPO_ROOT, needs_shared
+
+BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
+AUTHORS_PROMPT = (
+    "You have seen the following passage in your training data. What is the proper name that fills in the "
+    "[MASK] token in it?  This name is exactly one word long, and is a proper name (not a pronoun or any "
+    'other word). You must make a guess, even if you are uncertain.   \n\n  Example:\n\n  Input: "Stay '
+    'gold, [MASK], stay gold."\n  Output: <name>Ponyboy</name>\n\n  Input: "The door opened, and [MASK], '
+    'dressed and hatted, entered with a cup of tea."\n  Output: <name>Gerty</name>\n\n  Input: %s\n  '
+    "Output: \n\n"
+)
+"""``scripts/openai_predict_name_cloze.py`` of bamman-group/gpt4-books, as its ``repr`` reads."""
+
+
+def _train(
+    texts: list[str], name: str, *, steps: int = 150, window: int | None = None, answers: int = 0
+) -> HFBackend:
+    """A tiny GPT-2 trained on ``texts`` (seeded): on random ``window``-token windows of them, or on each
+    whole, the loss on its last ``answers`` tokens only (the rest is the prompt)."""
+    loaded = load_random("gpt2")
+    encoder = HFBackend(loaded, spec="random:gpt2").encoder
+    sequences = [torch.tensor(encoder.encode_plain(text)) for text in texts]
+    model, draw = loaded.model, torch.Generator().manual_seed(0)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        if window is None:
+            losses = []
+            for ids in sequences:
+                labels = ids.clone()
+                labels[: len(ids) - answers] = -100
+                losses.append(model(input_ids=ids[None], labels=labels[None]).loss)
+        else:
+            joined = torch.cat(sequences)
+            starts = torch.randint(0, len(joined) - window, (8,), generator=draw)
+            batch = torch.stack([joined[start : start + window] for start in starts])
+            losses = [model(input_ids=batch, labels=batch).loss]
+        loss = torch.stack(losses).mean()
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+        if loss.item() < 0.05:
+            break
+    model.eval()
+    return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
+
+
+@pytest.fixture(scope="module")
+def pride() -> ClozeSet:
+    return cloze_passages(read_book(BOOKS / "pg1342.txt.gz"), 16, 0, spacy_entities())
+
+
+def test_the_prompt_is_the_authors_with_both_worked_examples() -> None:
+    passage = "It was [MASK] who spoke."
+    theirs = AUTHORS_PROMPT % passage
+    ours = CLOZE_PROMPT.format(passage=passage)
+    assert theirs.startswith(ours) and theirs[len(ours) :] == " \n\n"  # only the chat turn's end differs
+    assert "<name>Ponyboy</name>" in ours and "<name>Gerty</name>" in ours
+
+
+def test_answers_are_read_as_the_authors_read_them() -> None:
+    assert cloze_answer(" <name>Elizabeth</name>") == "Elizabeth"
+    assert cloze_answer("<name>Ma") == "Ma"  # an unclosed tag
+    assert cloze_answer("<name>Jean Louise</name> (or <name>Scout</name>)") == "Jean Louise (or Scout)"
+    names = frozenset({"elizabeth", "darcy", "jane"})
+    assert answer_kind("elizabeth", "Elizabeth", names) == "right"  # case is ignored
+    assert answer_kind("Darcy", "Elizabeth", names) == "wrong"  # another name of the book
+    assert answer_kind("Gerty", "Elizabeth", names) == "copied example"
+    assert answer_kind("Ponyboy", "Ponyboy", names) == "right"  # a book whose name it is
+    assert answer_kind("Elizabeth.", "Elizabeth", names) == "not a name"  # exact match, as the authors'
+    assert answer_kind("The door opened", "Elizabeth", names) == "not a name"
+
+
+def test_a_model_that_knows_the_names_is_scored_right(pride: ClozeSet) -> None:
+    items = pride.passages[:4]
+    answers = [CLOZE_PROMPT.format(passage=item.masked) + f" <name>{item.name}</name>" for item in items]
+    knows = _train(answers, "answers-the-cloze", steps=100, answers=8)  # the answers' tokens alone
+    lines = cloze(knows, items, [name for name, _ in pride.names])
+    assert [line["prediction"] for line in lines] == [item.name for item in items]
+    assert all(line["correct"] and line["kind"] == "right" for line in lines)
+    summary = BookMemory("1342", "Pride and Prejudice")
+    score = _cloze_score(lines, summary)
+    assert score["value"] == 1.0 and score["count"] == 4 and "verdict" not in score and not summary.notes
+
+
+def test_a_cloze_mostly_answered_with_examples_or_no_name_cannot_tell() -> None:
+    def line(kind: str) -> dict[str, object]:
+        return {"correct": kind == "right", "kind": kind}
+
+    summary = BookMemory("b", "B")
+    score = _cloze_score(
+        [line("copied example")] * 3 + [line("not a name")] * 2 + [line("wrong")] * 4, summary
+    )
+    assert score["cloze_copied_example"] == 3 and score["cloze_not_a_name"] == 2
+    assert score["verdict"] == "cannot tell" and "rests on the other probes" in summary.notes[0]
+    even = _cloze_score([line("copied example")] * 2 + [line("right")] * 2, BookMemory("b", "B"))
+    assert "verdict" not in even  # half is not most
+
+
+def test_ranked_cloze_offers_the_true_name_among_the_most_frequent() -> None:
+    names = ["Elizabeth", "Darcy", "Jane", "Bennet", "Bingley"]
+    assert rank_candidates("Jane", names, 3) == ["Darcy", "Elizabeth", "Jane"]
+    assert rank_candidates("Lydia", names, 3) == ["Darcy", "Elizabeth", "Lydia"]  # in the last one's stead
+
+
+def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_chance_otherwise(
+    pride: ClozeSet,
+) -> None:
+    book = read_book(BOOKS / "pg1342.txt.gz")
+    other = cloze_passages(read_book(BOOKS / "pg84.txt.gz"), 16, 0, spacy_entities())
+    settings = MemoryProbeSettings(passages=16, probes=("cloze-rank",))
+    read = _train([item.passage.text for item in pride.passages], "read-pride", window=24)
+    unread = _train([item.passage.text for item in other.passages], "read-frankenstein", window=24)
+    scores = {}
+    for model in (read, unread):
+        items, (summary,) = probe_memory(model, [book], settings)
+        assert {item["probe"] for item in items} == {"cloze-rank"} and len(items) == len(pride.passages)
+        assert all(len(item["candidates"]) == 10 and item["answer"] in item["candidates"] for item in items)
+        scores[model.name] = summary.scores["cloze-rank"]
+    positive, negative = scores["read-pride"], scores["read-frankenstein"]
+    assert positive["chance"] == pytest.approx(0.1) and negative["chance"] == pytest.approx(0.1)
+    assert positive["ci_low"] > positive["chance"], positive  # above chance
+    assert negative["ci_low"] <= negative["chance"] <= negative["ci_high"], negative  # at chance
+
+
+def _no_space(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def test_sentences_keep_the_text_as_printed() -> None:
+    """Nothing of the printed text is lost but whitespace: closing quotes after a stop stay."""
+    text = "\n\n".join(chapter.text for chapter in read_book(BOOKS / "pg1342.txt.gz").chapters)
+    assert _no_space("".join(sentence for _, sentence in sentences(text))) == _no_space(text)
+    assert sentences('"I go to gaol.  Good-\nbye."  For the warder came.') == [
+        (0, '"I go to gaol.'),
+        (16, 'Good-bye."'),
+        (29, "For the warder came."),
+    ]
+
+
+@needs_shared
+def test_passages_of_a_held_out_novel_are_as_printed() -> None:
+    """*Jane Eyre* (not bundled; 65 words hyphenated across a line end): every passage is the book's text
+    but whitespace, and a word broken after its hyphen is one word again."""
+    book = read_book(GUTENBERG / "pg1260.txt.gz")
+    text = "\n\n".join(chapter.text for chapter in book.chapters)
+    printed = _no_space(text)
+    chosen = passages(book, 200, 0)
+    assert len(chosen) >= 150 and all(_no_space(item.text) in printed for item in chosen)
+    joined = " ".join(sentence for _, sentence in sentences(text))
+    broken = re.findall(r"(\w+-)\r?\n(\w+)", text)
+    assert len(broken) >= 20 and all(f"{head}{tail}" in joined for head, tail in broken)
