@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import torch
 
 from longread.models.hf.token_logprobs import long_logprobs, short_logprobs
+from longread.probes.key_tokens import inside
 from longread.probes.tokens import ProbeSettingsError, TokenProbeSettings, frequent_types, last_seen_distances
 from tests.helpers import REPO_ROOT
 from tests.models_fixtures import backend, book_text
@@ -83,7 +85,7 @@ def test_the_command_writes_the_table_the_summary_and_the_plot(tmp_path: Path) -
     table = pq.read_table(out / "tokens.parquet").to_pylist()
     assert len(table) == 300 - 32 and table[0]["position"] == 32
     assert set(table[0]) >= {"book", "position", "token_id", "text", "lcl", "short_logprob", "lsd", "key",
-                             "last_seen_distance", "frequent"}  # fmt: skip
+                             "self_key", "last_seen_distance", "frequent"}  # fmt: skip
     for row in table:
         assert row["lsd"] == pytest.approx(row["lcl"] - row["short_logprob"])
         assert row["key"] == (row["lsd"] > 2.0 and row["lcl"] > -2.0)
@@ -92,4 +94,76 @@ def test_the_command_writes_the_table_the_summary_and_the_plot(tmp_path: Path) -
     assert book["tokens_scored"] == 268 and book["key_tokens"] == sum(row["key"] for row in table)
     assert "only the first 300 tokens" in " ".join(summary["notes"])
     assert summary["costs"][0]["short_tokens_per_book_token"] == 1.0
-    assert (out / "tokens.png").stat().st_size > 10_000 and "LongPPL" in (out / "summary.md").read_text()
+    markdown = (out / "summary.md").read_text()
+    assert (out / "tokens.png").stat().st_size > 10_000 and "self-evaluated, so LongPPL ≤ e^2" in markdown
+    assert "| 84 | seen beyond K |" in markdown and book["key_tokens_by"] == "self"
+    lsd = book["lsd_by_category"]["never seen"]
+    never = [row["lsd"] for row in table if row["last_seen_distance"] is None]
+    assert lsd["n"] == len(never) and lsd["mean"] == pytest.approx(sum(never) / len(never))
+
+
+def test_inside_takes_tokens_wholly_within_a_key_span() -> None:
+    starts, ends = np.array([0, 3, 5, 9, 12]), np.array([3, 5, 9, 12, 15])
+    chosen = inside(starts, ends, [(3, 9), (10, 15)])
+    assert chosen.tolist() == [False, True, True, False, True]  # 9-12 straddles the second span's edge
+
+
+@pytest.mark.parametrize(("probed", "judge"), [("smollm2", "gemma3"), ("gemma3", "smollm2")])
+def test_an_evaluator_chooses_the_key_tokens_and_its_passes_are_kept(
+    probed: str, judge: str, tmp_path: Path
+) -> None:
+    """LongPPL as its paper defines it: the evaluator's key spans, the probed model's loss on the tokens
+    inside them; the evaluator's passes are read again from the folder, not recomputed."""
+    from longread.documents.reader import read_book
+    from longread.probes.key_tokens import load_passes, made_by
+    from longread.probes.tokens import probe_book, summarise
+
+    settings = TokenProbeSettings(window=256, short=32, stride=32, max_tokens=260, evaluator=judge)
+    book = read_book(BOOK)
+    table, costs = probe_book(backend(probed), book, settings, evaluator=backend(judge), out=tmp_path / "a")
+    text = book.render()[0]
+    wanted = made_by(backend(judge), book.id, text, settings, 256)
+    passes = load_passes(tmp_path / "a", book.id, wanted)
+    assert passes is not None and len(passes.lcl) == 260 and np.isnan(passes.short[:32]).all()
+    spans = passes.key_spans(2.0, -2.0)
+    assert spans and table.evaluator_key is not None and table.evaluator_key.sum() > 0
+    encoder = backend(probed).encoder
+    offsets = encoder.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    for position, key in zip(table.positions, table.evaluator_key, strict=True):
+        start, end = offsets[position]
+        assert key == any(low <= start and end <= high and end > start for low, high in spans), position
+    summary = summarise(table)
+    expected = float(np.exp(-np.mean(table.lcl[table.evaluator_key])))
+    assert summary["key_tokens_by"] == "evaluator" and summary["long_ppl"]["value"] == pytest.approx(expected)
+    assert summary["self_long_ppl"]["value"] <= np.exp(2.0)  # self-evaluated: bounded by construction
+    again, more = probe_book(backend(probed), book, settings, evaluator=backend(judge), out=tmp_path / "b",
+                             reuse=[tmp_path / "a"])  # fmt: skip
+    assert again.evaluator_facts is not None and again.evaluator_facts["reused_from"] == str(tmp_path / "a")
+    assert (again.evaluator_key == table.evaluator_key).all() and (tmp_path / "b" / "evaluator").is_dir()
+    assert more["evaluator_seconds"] < costs["evaluator_seconds"]
+
+
+def test_two_probes_compare_with_paired_intervals(tmp_path: Path) -> None:
+    """Two models, the same evaluator: B − A of each statistic equals the difference of the folders' own."""
+    from longread.probes.compare import compare, load_tokens, write_compare
+
+    folders = []
+    for spec in ("smollm2", "gemma3"):
+        out = tmp_path / spec
+        command = [sys.executable, "-m", "longread.cli", "probe", "tokens", str(BOOK), "--model", spec,
+                   "--out", str(out), "--window", "256", "--short", "32", "--stride", "32", "--max-tokens",
+                   "200", "--evaluator", "smollm2", "--quiet"]  # fmt: skip
+        if folders:
+            command += ["--evaluator-from", str(folders[0])]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        folders.append(out)
+    result = compare(load_tokens(folders[0]), load_tokens(folders[1]))
+    summaries = [json.loads((folder / "summary.json").read_text())["books"][0] for folder in folders]
+    row = next(row for row in result["rows"] if row["statistic"] == "long_ppl")
+    assert row["a"] == pytest.approx(summaries[0]["long_ppl"]["value"])
+    assert row["b"] == pytest.approx(summaries[1]["long_ppl"]["value"])
+    low, high = row["difference_ci"]
+    assert low <= row["difference"] <= high and result["resampled"] == "tokens (one book)"
+    assert "reused_from" in json.dumps(summaries[1]) and summaries[1]["evaluator"]["reused_from"]
+    assert "B − A" in write_compare(result, tmp_path / "cmp").read_text()
