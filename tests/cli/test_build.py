@@ -71,3 +71,40 @@ def test_exclude_remembered_leaves_those_books_out_and_says_which_and_why(tmp_pa
          "--exclude-remembered", str(tmp_path)],
     )  # fmt: skip
     assert missing.exit_code != 0 and "not a memory probe's folder" in missing.output
+
+
+def test_books_the_probes_cannot_tell_about_stay_unless_strict_memory(tmp_path: Path) -> None:
+    """A "cannot tell" verdict is not "remembered": the book stays, and is named; --strict-memory leaves
+    it out too."""
+    import json
+
+    books = [GUTENBERG / "pg120.txt.gz", GUTENBERG / "pg84.txt.gz"]
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    verdicts = [
+        {"book": "120", "title": "Treasure Island", "remembered": False, "notes": [], "scores": {}},
+        {"book": "84", "title": "Frankenstein", "remembered": "cannot tell", "notes": [], "scores": {}},
+    ]
+    (probes / "books.json").write_text(
+        json.dumps({"model": {"spec": "smollm2"}, "rule": "extraction_exact>=0.05", "books": verdicts})
+    )
+    common = ["--prefix-tokens", "256", "--suffix-tokens", "32", "--workers", "1", "--quiet"]
+    outputs = {}
+    for strict in ([], ["--strict-memory"]):
+        out = tmp_path / f"cb{len(strict)}.jsonl"
+        result = CliRunner().invoke(
+            app,
+            ["build", "chapterbreak", *map(str, books), "--out", str(out), *common,
+             "--exclude-remembered", str(probes), *strict],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "the probes cannot tell for 1 (84)" in result.output
+        outputs[bool(strict)] = (result.output, out.read_bytes())
+    kept, left = outputs[False], outputs[True]
+    assert b'"book_id":"84"' in kept[1] and "the probes cannot tell for 1 (84), kept" in kept[0]
+    assert b'"book_id":"84"' not in left[1] and b'"book_id":"120"' in left[1]
+    assert "left out: cannot tell for smollm2 (no score; rule extraction_exact>=0.05)" in left[0]
+    alone = CliRunner().invoke(app, ["build", "chapterbreak", str(books[0]), "--strict-memory",
+                                     "--out", str(tmp_path / "x.jsonl"), *common])  # fmt: skip
+    said = " ".join(alone.output.replace("│", " ").split())
+    assert alone.exit_code == 2 and "give --exclude-remembered PROBE_DIR with it" in said

@@ -23,7 +23,7 @@ from longread.evaluation import RunOptions, run_task
 from longread.probes.memory.verdicts import load_verdicts
 from longread.report import build_report
 from longread.report.html import build_html_report
-from longread.report.memory_split import MemorySplitError
+from longread.report.memory_split import MemorySplitError, split_note
 from tests.fake_backends import ScriptedLM
 from tests.helpers import synthetic_book
 
@@ -162,3 +162,18 @@ def test_the_html_report_shows_each_books_memory_beside_its_samples(run: Path, t
     assert books["a"]["remembered"] is True and books["c"]["remembered"] is False
     assert books["a"]["text"].startswith("remembered: yes (rule cloze>=0.3) — name cloze 0.6 [0, 1] (n=5)")
     assert {row["book_id"] for row in island["runs"][0]["rows"]} == set(BOOKS)
+
+
+def test_books_the_probes_cannot_tell_about_are_a_column_of_their_own(run: Path, tmp_path: Path) -> None:
+    """ "cannot tell" is neither side of the difference: its books get their own cell and are named."""
+    verdicts: dict[str, Any] = {"a": True, "b": "cannot tell", "c": False, "d": False}
+    probes = _probe_folder(tmp_path / "probes", _run_model(run), verdicts)
+    memory = load_verdicts(probes)
+    files = build_report([run], tmp_path / "report", memory=memory)
+    (split,) = files.memory
+    by_book = _by_book(run)
+    unsure = split.side("cannot tell")
+    assert (split.side("remembered").books, unsure.books, split.side("not remembered").books) == (1, 1, 2)
+    assert unsure.value == pytest.approx(sum(by_book["b"]) / len(by_book["b"]))
+    assert memory.cannot_tell() and list(memory.cannot_tell()) == ["b"] and list(memory.remembered()) == ["a"]
+    assert "cannot tell: b" in split_note([split], memory)
