@@ -440,25 +440,34 @@ def test_memory_probes_through_vllm_equal_the_local_model(
 
     book = gutenberg_book(215)
     out = tmp_path / "probe"
-    settings = MemoryProbeSettings(passages=PROBE_PASSAGES, new_tokens=PROBE_NEW_TOKENS)
+    probes = ("cloze", "cloze-rank", "extraction", "min-k")
+    settings = MemoryProbeSettings(passages=PROBE_PASSAGES, new_tokens=PROBE_NEW_TOKENS, probes=probes)
     command = [
         sys.executable, "-m", "longread.cli", "probe", "memory", str(book), "--model",
         vllm.spec("concurrency=2"), "--out", str(out), "--passages", str(PROBE_PASSAGES),
-        "--new-tokens", str(PROBE_NEW_TOKENS), "--quiet",
+        "--new-tokens", str(PROBE_NEW_TOKENS), "--probes", ",".join(probes), "--quiet",
     ]  # fmt: skip
     env = os.environ | {"OPENAI_API_KEY": API_KEY}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     remote = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     stored = json.loads((out / "books.json").read_text())
-    assert stored["model"]["backend"] == "openai" and stored["books"][0]["notes"] == []
+    dropped = [note for note in stored["books"][0]["notes"] if not note.startswith("cloze: cannot tell")]
+    assert stored["model"]["backend"] == "openai" and dropped == []  # nothing cut or skipped
     local, _ = probe_memory(local_backend("smollm2"), [read_book(book)], settings)
     by_probe = {
         probe: ([i for i in local if i["probe"] == probe], [i for i in remote if i["probe"] == probe])
-        for probe in ("cloze", "extraction", "min_k")
+        for probe in ("cloze", "cloze-rank", "extraction", "min_k")
     }
     mine, theirs = by_probe["cloze"]
     assert mine and [i["prediction"] for i in mine] == [i["prediction"] for i in theirs]
+    mine, theirs = by_probe["cloze-rank"]  # log-likelihoods alone: as ChapterBreak, served as local
+    assert mine and [i["candidates"] for i in mine] == [i["candidates"] for i in theirs]
+    for a, b in zip(mine, theirs, strict=True):
+        assert all(
+            abs(x - y) <= summed_logprob_tolerance(80)
+            for x, y in zip(a["logprobs"], b["logprobs"], strict=True)
+        )
     mine, theirs = by_probe["extraction"]
     assert len(mine) > PROBE_PASSAGES + 3, "seeded places and every chapter break"
     assert [i["prompt_ids"] for i in mine] == [i["prompt_ids"] for i in theirs]

@@ -1,10 +1,10 @@
 """Reading or remembering? Memorisation probes for the books behind the benchmarks.
 
-Three probes from the literature, per book: name cloze (Chang et al. 2023, *Speak, Memory*), extraction
-(Carlini et al. 2023, *Quantifying Memorization Across Neural Language Models*) and min-k% probability
-(Shi et al. 2024, *Detecting Pretraining Data from Large Language Models*). :mod:`.passages` chooses the
-text, :mod:`.probes` asks the model, :mod:`.run` scores each book (:mod:`.book`) and writes the files,
-:mod:`.plot` draws.
+Probes from the literature, per book: name cloze and a ranked cloze (Chang et al. 2023, *Speak,
+Memory*), extraction (Carlini et al. 2023, *Quantifying Memorization Across Neural Language Models*) and
+min-k% probability (Shi et al. 2024, *Detecting Pretraining Data from Large Language Models*).
+:mod:`.passages` and :mod:`.places` choose the text, :mod:`.probes` asks the model, :mod:`.run` scores
+each book (:mod:`.book`) and :mod:`.rule` gives its verdict, :mod:`.plot` draws.
 """
 
 from longread.probes.memory.book import BookMemory

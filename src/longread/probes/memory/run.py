@@ -1,12 +1,15 @@
 """``longread probe memory``: how much of each book the model remembers, and the files that show it.
 
 Per book, the probes asked (:mod:`longread.probes.memory.probes`) on seeded passages and places
-(:mod:`longread.probes.memory.passages`); then per book the three scores with 95% intervals and counts —
-``cloze`` (share filled correctly, Wilson), ``extraction_exact`` (share of places continued exactly,
-Wilson), ``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k`` (mean, bootstrap) — and the
-verdict ``remembered`` by a stated rule (default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
+(:mod:`longread.probes.memory.passages`; :mod:`longread.probes.memory.places`); then per book the scores
+with 95% intervals and counts — ``cloze`` (share right, Wilson, with its copied-example and no-name
+counts, and "cannot tell" when those are most answers), ``cloze-rank`` (share ranked first, Wilson, with
+its chance), ``extraction_exact`` (share of places continued exactly, Wilson),
+``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k`` (mean, bootstrap) — and the verdict
+``remembered``: true, false or "cannot tell" by a stated rule and the intervals
+(:mod:`longread.probes.memory.rule`; default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
 backend cannot run is skipped with its reason; a book with fewer passages than asked, or with no usable
-cloze passage, says so in its row. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
+cloze passage, says so in its notes. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
 ``summary.md``, ``settings.json`` and ``memory.png``.
 """
 
@@ -44,6 +47,7 @@ from longread.probes.memory.probes import (
 from longread.probes.memory.rule import (
     CANNOT_TELL,
     DEFAULT_RULE,
+    Clause,
     clauses_as_dicts,
     judge,
     parse_rule,
@@ -273,7 +277,6 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
         summary.scores["min_k"] = _mean([line["score"] for line in by_probe["min_k"]], settings.seed)
     summary.remembered, clauses = judge(summary.scores, settings.rule)
     summary.clauses = clauses_as_dicts(clauses)
-    summary.notes += [f"remembered: {clause.text()}" for clause in clauses if clause.status != "holds"]
 
 
 CANNOT_TELL_SHARE = 0.5
@@ -360,6 +363,12 @@ def summary_markdown(
         ]
         verdict = verdict_text(summary.remembered)
         lines.append(f"| {summary.book} | {summary.title} | " + " | ".join(cells) + f" | {verdict} |")
+    lines += ["", "Verdicts, clause by clause:", ""]
+    lines += [
+        f"- {summary.book}: {verdict_text(summary.remembered)} — "
+        + "; ".join(Clause(**clause).text() for clause in summary.clauses)
+        for summary in summaries
+    ]
     notes = [f"- {summary.book}: {note}" for summary in summaries for note in summary.notes]
     if notes:
         lines += ["", "Notes:", "", *notes]
