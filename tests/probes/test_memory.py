@@ -273,3 +273,26 @@ def test_places_in_built_data_lie_inside_one_excerpt() -> None:
     assert len(places) == 40 and places == sorted(places)
     assert all(10 <= p <= 90 or 110 <= p <= 120 or 140 <= p <= 290 for p in places)
     assert seeded_places(300, 10, 10, 40, 0, "b") == seeded_places(300, 10, 10, 40, 0, "b", [300])
+
+
+def test_books_are_given_as_build_takes_them(tmp_path: Path) -> None:
+    """`--books` takes files, folders and `bundled:` names, as `build` does (a tiny random model: only
+    the reading of the books is under test here)."""
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for name in ("pg84.txt.gz", "pg120.txt.gz"):
+        (folder / name).write_bytes((BOOKS / name).read_bytes())
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "longread.cli", "probe", "memory", "--books", str(folder),
+               "--books", "bundled:pg1342", "--model", "random:gpt2", "--out", str(out), "--probes",
+               "extraction", "--passages", "2", "--prompt-tokens", "8", "--new-tokens", "4",
+               "--quiet"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    probed = [book["book"] for book in json.loads((out / "books.json").read_text())["books"]]
+    assert sorted(probed) == ["120", "1342", "84"]
+    both = subprocess.run([*command[:-1], "--data", str(folder / "pg84.txt.gz")], capture_output=True,
+                          text=True, cwd=REPO_ROOT, timeout=300)  # fmt: skip
+    assert both.returncode == 2 and "not both and not neither" in " ".join(
+        both.stderr.replace("│", " ").split()
+    )

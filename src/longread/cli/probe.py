@@ -151,7 +151,11 @@ MemoryOutOption = Annotated[
 ]
 MemoryBooksArgument = Annotated[
     list[Path] | None,
-    typer.Argument(help="Books: files (a shell glob works); or give --data.", show_default=False),
+    typer.Argument(
+        help="Books: files, folders, archives or bundled: names (a shell glob works); or give --data.",
+        show_default=False,
+        metavar="BOOKS",
+    ),
 ]
 MemoryDataOption = Annotated[
     Path | None,
