@@ -51,13 +51,16 @@ def _train(
     model, draw = loaded.model, torch.Generator().manual_seed(0)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()
+    if window is None:  # one batch of every text, padded on the right; the loss on the answers alone
+        width = max(len(ids) for ids in sequences)
+        inputs = torch.stack([torch.nn.functional.pad(ids, (0, width - len(ids))) for ids in sequences])
+        mask = torch.stack([torch.arange(width) < len(ids) for ids in sequences]).long()
+        labels = torch.full_like(inputs, -100)
+        for row, ids in enumerate(sequences):
+            labels[row, len(ids) - answers : len(ids)] = ids[len(ids) - answers :]
     for _ in range(steps):
         if window is None:
-            losses = []
-            for ids in sequences:
-                labels = ids.clone()
-                labels[: len(ids) - answers] = -100
-                losses.append(model(input_ids=ids[None], labels=labels[None]).loss)
+            losses = [model(input_ids=inputs, attention_mask=mask, labels=labels).loss]
         else:
             joined = torch.cat(sequences)
             starts = torch.randint(0, len(joined) - window, (8,), generator=draw)
