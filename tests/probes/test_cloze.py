@@ -105,7 +105,7 @@ def test_answers_are_read_as_the_authors_read_them() -> None:
 def test_a_model_that_knows_the_names_is_scored_right(pride: ClozeSet) -> None:
     items = pride.passages[:4]
     answers = [CLOZE_PROMPT.format(passage=item.masked) + f" <name>{item.name}</name>" for item in items]
-    knows = _train(answers, "answers-the-cloze", steps=100, answers=8)  # the answers' tokens alone
+    knows = _train(answers, "answers-the-cloze", steps=70, answers=8)  # the answers' tokens alone
     lines = cloze(knows, items, [name for name, _ in pride.names])
     assert [line["prediction"] for line in lines] == [item.name for item in items]
     assert all(line["correct"] and line["kind"] == "right" for line in lines)
