@@ -123,9 +123,14 @@ def ablate_command(
         raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
     except LongreadError as exc:
         raise fail(exc) from None
-    typer.echo(files.markdown.read_text(encoding="utf-8"))
-    for path in (files.markdown, files.json_file, files.plot, files.html):
+    show_report(files.markdown, (files.markdown, files.json_file, files.plot, files.html), files.failed)
+
+
+def show_report(markdown: Path, written: tuple[Path, ...], failed: int) -> None:
+    """Print the report and the files written; exit 1 when samples failed (their runs name them)."""
+    typer.echo(markdown.read_text(encoding="utf-8"))
+    for path in written:
         typer.echo(f"wrote {path}")
-    if files.failed:
-        typer.echo(f"{files.failed} sample(s) failed: each run's errors.jsonl names them", err=True)
+    if failed:
+        typer.echo(f"{failed} sample(s) failed: each run's errors.jsonl names them", err=True)
         raise typer.Exit(code=1)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from longread.cli.ablate import ControlsOption, KeepLastListOption, parse_list
+from longread.cli.ablate import ControlsOption, KeepLastListOption, parse_list, show_report
 from longread.cli.eval import DataOption, LimitOption, SampleOption, SampleSeedOption, TaskArgument
 from longread.cli.interrupts import interrupted_run
 from longread.cli.options import (
@@ -132,9 +132,4 @@ def calibrate_command(
         raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
     except LongreadError as exc:
         raise fail(exc) from None
-    typer.echo(files.markdown.read_text(encoding="utf-8"))
-    for path in (files.markdown, files.json_file, files.plot, files.planted):
-        typer.echo(f"wrote {path}")
-    if files.failed:
-        typer.echo(f"{files.failed} sample(s) failed: each run's errors.jsonl names them", err=True)
-        raise typer.Exit(code=1)
+    show_report(files.markdown, (files.markdown, files.json_file, files.plot, files.planted), files.failed)

@@ -1,24 +1,8 @@
 """Chapter detection in plain text: find the heading scheme a book uses and split it there.
 
-A heading is a short line standing alone between blank lines whose label the
-heading vocabulary (``headings.py``) recognises: "CHAPTER XII.", "Letter 4",
-"III. The Night Shadows", "12 The Storm", "PROLOGUE" … Each book uses one
-dominant scheme; sequential numbering is the strongest evidence for it, which
-is what keeps numbered lists, dates and contents lists from being taken for
-chapters; it may start over in each BOOK / PART / VOLUME, which are a level
-above and go to ``parts``. Labels may be set in emphasis marks or a frame
-("_CHAPTER I_", "[ II ]").
-
-Some units carry no number: stories after a novel, narratives in a novel told by
-several hands. They are found by the contents list: an un-numbered entry that
-stands alone again as a heading after the list is a unit when it carries a text
-of its own, and a level above (like a PART) when its chapters follow it.
-
-The work is split by stage: ``chapter_lines`` (lines and word counts),
-``chapter_candidates`` (heading candidates), ``chapter_schemes`` (choosing the
-dominant scheme), ``chapter_units`` (un-numbered units the contents list names) and
-``chapter_spans`` (spans, parts, regex splitting); this module puts them together
-and stays the public entry point.
+:func:`detect_chapters` finds the scheme (sequential numbering is the strongest evidence) and the
+chapters, or says what it searched for; :func:`split_by_pattern` splits by a given heading regex. The
+rules are in :mod:`.detect`, the heading vocabulary in :mod:`.headings`.
 """
 
 from __future__ import annotations

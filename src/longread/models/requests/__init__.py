@@ -1,18 +1,5 @@
-"""What a backend is asked and what it answers — the contract every backend (local or served) keeps.
-
-The three request types follow lm-evaluation-harness (``loglikelihood``,
-``loglikelihood_rolling``, ``generate_until``). A log-likelihood request groups
-all continuations of ONE context, so a backend can read the context once.
-
-This module is the public entry point: it holds the capabilities and the
-:class:`Backend` / :class:`Ranker` protocols and re-exports the request and
-result types, which live in
-:mod:`~longread.models.requests.loglikelihood` (log-likelihood and rolling),
-:mod:`~longread.models.requests.generate` (generation and its prompts),
-:mod:`~longread.models.requests.rank` (rankers),
-:mod:`~longread.models.requests.read_along` (readings, the sliding window and
-read-along questions) and :mod:`~longread.models.requests.schema` (the schema
-version and the limit check they share).
+"""What a backend is asked and what it answers: the request and result types and the :class:`Backend`
+protocol every backend (local or served) keeps; the contract is described in :mod:`.protocols`.
 """
 
 from __future__ import annotations
