@@ -147,9 +147,12 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
         items, (summary,) = probe_memory(model, [book], settings)
         assert {item["probe"] for item in items} == {"cloze-rank"} and len(items) == len(pride.passages)
         assert all(len(item["candidates"]) == 10 and item["answer"] in item["candidates"] for item in items)
+        order = [name for name, _ in pride.names]  # most frequent first
+        assert all(item["most_frequent"] == min(item["candidates"], key=order.index) for item in items)
         scores[model.name] = summary.scores["cloze-rank"]
     positive, negative = scores["read-pride"], scores["read-frankenstein"]
     assert positive["chance"] == pytest.approx(0.1) and negative["chance"] == pytest.approx(0.1)
+    assert positive["most_frequent"] == negative["most_frequent"]  # the names' prior: the same for both
     assert positive["ci_low"] > positive["chance"], positive  # above chance
     assert negative["ci_low"] <= negative["chance"] <= negative["ci_high"], negative  # at chance
 

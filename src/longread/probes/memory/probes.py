@@ -151,7 +151,8 @@ def cloze_rank(
 ) -> list[dict[str, Any]]:
     """One line per passage: each candidate's log-likelihood of the passage from the mask on (the text
     before it is the same for all, so it is the context), the true name's rank; right at rank 1 (a tie
-    with another name is not right)."""
+    with another name is not right). ``most_frequent``: the candidate the book writes most often (``names``
+    is most frequent first) — always naming it is what a prior over names scores, without any memory."""
     from longread.models.requests import LoglikelihoodRequest
 
     lines = []
@@ -181,6 +182,8 @@ def cloze_rank(
                 "rank": rank,
                 "correct": rank == 1 and ties == 0,
                 "chance": 1 / len(candidates),
+                "most_frequent": min(candidates, key=names.index),
+                "most_frequent_right": min(candidates, key=names.index) == item.name,
             }
         )
     return lines

@@ -264,9 +264,12 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
         summary.scores["cloze"] = _cloze_score(by_probe["cloze"], summary)
     if "cloze-rank" in by_probe:
         ranked = by_probe["cloze-rank"]
+        frequent = _share([line["most_frequent_right"] for line in ranked])
         summary.scores["cloze-rank"] = {
             **_share([line["correct"] for line in ranked]),
             "chance": float(np.mean([line["chance"] for line in ranked])),
+            "most_frequent": frequent["value"],
+            "most_frequent_count": frequent["count"],
         }
     if "extraction" in by_probe:
         summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
@@ -352,7 +355,7 @@ def summary_markdown(
         f"for means); seed {settings.seed}, {settings.passages} passages/places a book, extraction "
         f"{settings.prompt_tokens} → {settings.new_tokens} tokens, min-k {settings.min_k_percent:g}%.",
         "",
-        "| book | title | cloze | ranked cloze (chance) | extraction exact | common prefix (tokens) "
+        "| book | title | cloze | ranked cloze (baselines) | extraction exact | common prefix (tokens) "
         "| min-k (nats) | remembered |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
@@ -388,7 +391,10 @@ def _cell(score: dict[str, Any] | None) -> str:
         return "—"
     text = f"{score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] (n={score['n']})"
     if score.get("chance") is not None:
-        text += f" (chance {score['chance']:.2g})"
+        text += f" (chance {score['chance']:.2g}"
+        if score.get("most_frequent") is not None:
+            text += f"; always the most frequent name {score['most_frequent']:.2g}"
+        text += ")"
     if "cloze_copied_example" in score:
         text += f"; {score['cloze_copied_example']} copied an example, {score['cloze_not_a_name']} no name"
     if score.get("verdict") == CANNOT_TELL:
