@@ -25,6 +25,24 @@ probe_app = typer.Typer(
 )
 
 
+EvaluatorOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Key tokens chosen by this model's long and short passes (LongPPL's evaluator), mapped "
+        "onto the probed model's tokens; without it the model picks its own (LongPPL ≤ e^-beta by "
+        "construction)."
+    ),
+]
+EvaluatorFromOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--evaluator-from",
+        help="Earlier probe folders whose evaluator passes to reuse when they match (evaluator, book, "
+        "settings); --out's own are always reused.",
+    ),
+]
+
+
 @probe_app.command("tokens")
 def probe_tokens_command(
     books: Annotated[
@@ -46,22 +64,8 @@ def probe_tokens_command(
     max_tokens: Annotated[
         int | None, typer.Option(help="Only the first N tokens of each book (recorded in the summary).")
     ] = None,
-    evaluator: Annotated[
-        str | None,
-        typer.Option(
-            help="Key tokens chosen by this model's long and short passes (LongPPL's evaluator), mapped "
-            "onto the probed model's tokens; without it the model picks its own (LongPPL ≤ e^-beta by "
-            "construction)."
-        ),
-    ] = None,
-    evaluator_from: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--evaluator-from",
-            help="Earlier probe folders whose evaluator passes to reuse when they match (evaluator, book, "
-            "settings); --out's own are always reused.",
-        ),
-    ] = None,
+    evaluator: EvaluatorOption = None,
+    evaluator_from: EvaluatorFromOption = None,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     threads: ThreadsOption = None,
@@ -69,17 +73,8 @@ def probe_tokens_command(
 ) -> None:
     """Score every token of each book with up to W tokens of context and with K; key tokens (LongPPL),
     perplexity and LongPPL with intervals, loss by context length and category, a plot."""
-    from longread.documents.reader import read_book
     from longread.models.registry import load_backend
-    from longread.probes.tokens import (
-        TokenProbeSettings,
-        plot_tokens,
-        probe_book,
-        summarise,
-        write_summary,
-        write_tokens,
-    )
-    from longread.progress import Progress
+    from longread.probes.tokens import TokenProbeSettings
 
     try:
         settings = TokenProbeSettings(window, short, stride, alpha, beta, max_tokens, evaluator)
@@ -87,33 +82,13 @@ def probe_tokens_command(
             raise typer.BadParameter("give --evaluator with it", param_hint="--evaluator-from")
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
         judge = load_backend(evaluator, device=device, dtype=dtype, threads=threads) if evaluator else None
-        out.mkdir(parents=True, exist_ok=True)
-        tables, summaries, costs, names = [], [], [], []
-        for book_path in books:
-            book = read_book(book_path)
-            with Progress(
-                total=None, desc=f"probing {book.id} (tokens read)", unit="tok", enabled=not quiet
-            ) as bar:
-                table, cost = probe_book(
-                    backend,
-                    book,
-                    settings,
-                    progress=partial(_count, bar),
-                    evaluator=judge,
-                    out=out,
-                    reuse=evaluator_from or (),
-                )
-            tables.append(table)
-            summaries.append(summarise(table))
-            costs.append(cost)
-            names.append(book.id)
-        write_tokens(tables, out)
-        plot_tokens(summaries, out / "tokens.png")
-        _, markdown = write_summary(summaries, settings, costs, backend.describe(), out)
+        markdown, costs = _probe_token_books(
+            books, backend, judge, settings, out, evaluator_from or [], quiet
+        )
     except LongreadError as exc:
         raise fail(exc) from None
     typer.echo(markdown.read_text(encoding="utf-8"))
-    for name, cost in zip(names, costs, strict=True):
+    for name, cost in costs:
         long_s, short_s = cost["long_seconds"], cost["short_seconds"]
         per_token = cost["short_tokens_per_book_token"]
         typer.echo(
@@ -122,6 +97,34 @@ def probe_tokens_command(
             + (f"; evaluator {cost['evaluator_seconds']:.1f} s" if evaluator else "")
         )
     typer.echo(f"wrote {out / 'tokens.parquet'}, {out / 'summary.json'}, {markdown}, {out / 'tokens.png'}")
+
+
+def _probe_token_books(
+    books: list[Path], backend: Any, judge: Any, settings: Any, out: Path, reuse: list[Path], quiet: bool
+) -> tuple[Path, list[tuple[str, dict[str, float]]]]:
+    """Both passes over every book (and the evaluator's, where given), then the files; (the summary page,
+    each book's costs)."""
+    from longread.documents.reader import read_book
+    from longread.probes.tokens import plot_tokens, probe_book, summarise, write_summary, write_tokens
+    from longread.progress import Progress
+
+    out.mkdir(parents=True, exist_ok=True)
+    tables, summaries, costs = [], [], []
+    for book_path in books:
+        book = read_book(book_path)
+        with Progress(
+            total=None, desc=f"probing {book.id} (tokens read)", unit="tok", enabled=not quiet
+        ) as bar:
+            table, cost = probe_book(
+                backend, book, settings, progress=partial(_count, bar), evaluator=judge, out=out, reuse=reuse
+            )
+        tables.append(table)
+        summaries.append(summarise(table))
+        costs.append((book.id, cost))
+    write_tokens(tables, out)
+    plot_tokens(summaries, out / "tokens.png")
+    _, markdown = write_summary(summaries, settings, [cost for _, cost in costs], backend.describe(), out)
+    return markdown, costs
 
 
 @probe_app.command("compare")

@@ -193,3 +193,30 @@ def evaluator_passes(
     )
     save_passes(out, passes)
     return passes, None
+
+
+def evaluator_key_tokens(
+    evaluator: Any,
+    backend: Any,
+    book: str,
+    text: str,
+    ids: Sequence[int],
+    settings: Any,
+    out: Path,
+    reuse: Sequence[Path] = (),
+    progress: Any = None,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Which of the probed model's scored tokens (``ids`` from ``settings.short`` on) lie inside the
+    evaluator's key spans, and what the summary says of the evaluator."""
+    passes, reused = evaluator_passes(evaluator, book, text, settings, out, reuse, progress)
+    spans = passes.key_spans(settings.alpha, settings.beta)
+    starts, ends = token_spans(backend.encoder, text, ids, backend.name)
+    facts = {
+        "spec": passes.made_by["evaluator"].get("spec"),
+        "weights_fingerprint": passes.made_by["evaluator"].get("weights_fingerprint"),
+        "evaluator_tokens": len(passes.lcl),
+        "evaluator_key_tokens": int(np.sum(passes.key(settings.alpha, settings.beta))),
+        "key_spans": len(spans),
+        "reused_from": None if reused is None else str(reused),
+    }
+    return inside(starts[settings.short :], ends[settings.short :], spans), facts

@@ -165,24 +165,13 @@ def probe_book(
     scored = range(settings.short, len(ids))
     evaluator_key, facts, evaluator_seconds = None, None, 0.0
     if evaluator is not None:
-        from longread.probes.key_tokens import evaluator_passes, inside, token_spans
+        from longread.probes.key_tokens import evaluator_key_tokens
 
         started = time.perf_counter()
-        passes, reused = evaluator_passes(
-            evaluator, book.id, text, settings, out or Path("."), reuse, progress
+        evaluator_key, facts = evaluator_key_tokens(
+            evaluator, backend, book.id, text, ids, settings, out or Path("."), reuse, progress
         )
         evaluator_seconds = time.perf_counter() - started
-        spans = passes.key_spans(settings.alpha, settings.beta)
-        starts, ends = token_spans(encoder, text, ids, backend.name)
-        evaluator_key = inside(starts[settings.short :], ends[settings.short :], spans)
-        facts = {
-            "spec": passes.made_by["evaluator"].get("spec"),
-            "weights_fingerprint": passes.made_by["evaluator"].get("weights_fingerprint"),
-            "evaluator_tokens": len(passes.lcl),
-            "evaluator_key_tokens": int(np.sum(passes.key(settings.alpha, settings.beta))),
-            "key_spans": len(spans),
-            "reused_from": None if reused is None else str(reused),
-        }
     seen = last_seen_distances(ids)
     common = frequent_types(ids)
     table = BookTokens(
@@ -326,6 +315,67 @@ def _interval(score: dict[str, Any], signed: bool = False) -> str:
     return f"{score['mean']:{form}} [{score['ci_low']:{form}}, {score['ci_high']:{form}}]"
 
 
+def _book_lines(
+    summaries: Sequence[dict[str, Any]], settings: TokenProbeSettings, model: dict[str, str]
+) -> list[str]:
+    """The page's head: who chose the key tokens (the self-evaluated bound stated) and a row per book."""
+    bound = math.exp(-settings.beta)
+    chosen_by = (
+        f"chosen by the evaluator {settings.evaluator} (its LSD > {settings.alpha} and its LCL > "
+        f"{settings.beta}, mapped onto this model's tokens by character spans, as LongPPL does)"
+        if settings.evaluator
+        else f"chosen by the model itself (its LSD > {settings.alpha} and LCL > {settings.beta}): "
+        f"self-evaluated, so LongPPL ≤ e^{-settings.beta:g} ≈ {bound:.2f} by construction — a selection "
+        "effect, not a finding; give --evaluator for LongPPL as its paper defines it"
+    )
+    lines = [
+        f"# Which tokens need the long context? — {model.get('name', '?')}",
+        "",
+        f"Key tokens {chosen_by} (LongPPL, Fang et al. 2024).",
+        "",
+        "| book | tokens | perplexity [95% CI] | LongPPL [95% CI] | key tokens | key tokens by |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for s in summaries:
+        ppl, lppl = s["perplexity"], s["long_ppl"]
+        lppl_text = (
+            "—"
+            if lppl["value"] is None
+            else f"{lppl['value']:.2f} [{lppl['ci_low']:.2f}, {lppl['ci_high']:.2f}]"
+        )
+        lines.append(
+            f"| {s['book']} | {s['tokens_scored']:,} | "
+            f"{ppl['value']:.2f} [{ppl['ci_low']:.2f}, {ppl['ci_high']:.2f}] | {lppl_text} | "
+            f"{s['key_tokens']:,} ({100 * s['key_share']:.1f}%) | {s['key_tokens_by']} |"
+        )
+    return lines
+
+
+def _category_lines(summaries: Sequence[dict[str, Any]]) -> list[str]:
+    """Per book and category: the long-context loss, the short-context loss and the LSD."""
+    lines = [
+        "",
+        "Loss by category (nats/token, mean [95% CI], n tokens): with the long context, with the short one, "
+        "and what the long context adds (LSD = long log-prob − short log-prob). Tokens seen before are "
+        "easier with either context; the LSD says what the long context itself helps.",
+        "",
+        "| book | category | n | long-context loss | short-context loss | LSD [95% CI] |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for s in summaries:
+        for name in CATEGORIES:
+            long, short, lsd = (
+                s["loss_by_category"][name],
+                s["short_loss_by_category"][name],
+                s["lsd_by_category"][name],
+            )
+            lines.append(
+                f"| {s['book']} | {name} | {lsd['n']:,} | {_interval(long)} | {_interval(short)} | "
+                f"{_interval(lsd, signed=True)} |"
+            )
+    return lines
+
+
 def write_summary(
     summaries: Sequence[dict[str, Any]],
     settings: TokenProbeSettings,
@@ -352,56 +402,7 @@ def write_summary(
     }
     js = out / "summary.json"
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
-    evaluator = settings.evaluator
-    bound = math.exp(-settings.beta)
-    chosen_by = (
-        f"chosen by the evaluator {evaluator} (its LSD > {settings.alpha} and its LCL > {settings.beta}, "
-        "mapped onto this model's tokens by character spans, as LongPPL does)"
-        if evaluator
-        else f"chosen by the model itself (its LSD > {settings.alpha} and LCL > {settings.beta}): "
-        f"self-evaluated, so LongPPL ≤ e^{-settings.beta:g} ≈ {bound:.2f} by construction — a selection "
-        "effect, not a finding; give --evaluator for LongPPL as its paper defines it"
-    )
-    lines = [
-        f"# Which tokens need the long context? — {model.get('name', '?')}",
-        "",
-        f"Key tokens {chosen_by} (LongPPL, Fang et al. 2024).",
-        "",
-        "| book | tokens | perplexity [95% CI] | LongPPL [95% CI] | key tokens | key tokens by |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
-    ]
-    for s in summaries:
-        ppl, lppl = s["perplexity"], s["long_ppl"]
-        lppl_text = (
-            "—"
-            if lppl["value"] is None
-            else f"{lppl['value']:.2f} [{lppl['ci_low']:.2f}, {lppl['ci_high']:.2f}]"
-        )
-        lines.append(
-            f"| {s['book']} | {s['tokens_scored']:,} | "
-            f"{ppl['value']:.2f} [{ppl['ci_low']:.2f}, {ppl['ci_high']:.2f}] | {lppl_text} | "
-            f"{s['key_tokens']:,} ({100 * s['key_share']:.1f}%) | {s['key_tokens_by']} |"
-        )
-    lines += [
-        "",
-        "Loss by category (nats/token, mean [95% CI], n tokens): with the long context, with the short one, "
-        "and what the long context adds (LSD = long log-prob − short log-prob). Tokens seen before are "
-        "easier with either context; the LSD says what the long context itself helps.",
-        "",
-        "| book | category | n | long-context loss | short-context loss | LSD [95% CI] |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
-    ]
-    for s in summaries:
-        for name in CATEGORIES:
-            long, short, lsd = (
-                s["loss_by_category"][name],
-                s["short_loss_by_category"][name],
-                s["lsd_by_category"][name],
-            )
-            lines.append(
-                f"| {s['book']} | {name} | {lsd['n']:,} | {_interval(long)} | {_interval(short)} | "
-                f"{_interval(lsd, signed=True)} |"
-            )
+    lines = _book_lines(summaries, settings, model) + _category_lines(summaries)
     lines += [
         "",
         *(f"- {note}" for note in payload["notes"]),
