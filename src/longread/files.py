@@ -180,7 +180,8 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[IO[str]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with open(fd, mode, encoding="utf-8", newline="\n") as fh:
+        text = "b" not in mode
+        with open(fd, mode, encoding="utf-8" if text else None, newline="\n" if text else None) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -198,21 +199,9 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Bytes written beside ``path`` and renamed into place (see :func:`atomic_writer`)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with open(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Bytes written as they are (no newline translation), atomically (see :func:`atomic_writer`)."""
+    with atomic_writer(path, "wb") as fh:
+        fh.write(data)  # type: ignore[arg-type]
 
 
 def atomic_save_png(figure: Any, path: Path) -> Path:

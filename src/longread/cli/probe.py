@@ -105,7 +105,8 @@ def _probe_token_books(
     """Both passes over every book (and the evaluator's, where given), then the files; (the summary page,
     each book's costs)."""
     from longread.documents.reader import read_book
-    from longread.probes.tokens import plot_tokens, probe_book, summarise, write_summary, write_tokens
+    from longread.probes.token_files import plot_tokens, write_summary, write_tokens
+    from longread.probes.tokens import probe_book, summarise
     from longread.progress import Progress
 
     out.mkdir(parents=True, exist_ok=True)

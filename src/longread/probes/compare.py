@@ -60,20 +60,20 @@ def load_tokens(folder: Path) -> TokenTable:
         raise BadInputError(
             table_path, "made by an older longread (no self_key column)", "probe the books again"
         )
-    books: dict[str, dict[str, np.ndarray]] = {}
+    short = int((summary.get("settings") or {}).get("short", 0))
     order = np.array(columns["book"])
-    for book in dict.fromkeys(columns["book"]):
-        chosen = order == book
-        seen = np.array([d if d is not None else -1 for d in columns["last_seen_distance"]])[chosen]
-        short = int((summary.get("settings") or {}).get("short", 0))
-        books[book] = {
-            "lcl": np.array(columns["lcl"], dtype=np.float64)[chosen],
-            "short": np.array(columns["short_logprob"], dtype=np.float64)[chosen],
-            "key": np.array(columns["key"], dtype=bool)[chosen],
-            "frequent": np.array(columns["frequent"], dtype=bool)[chosen],
-            "seen": seen,
-            "short_k": np.full(int(chosen.sum()), short),
-        }
+    every = {
+        "lcl": np.array(columns["lcl"], dtype=np.float64),
+        "short": np.array(columns["short_logprob"], dtype=np.float64),
+        "key": np.array(columns["key"], dtype=bool),
+        "frequent": np.array(columns["frequent"], dtype=bool),
+        "seen": np.array([-1 if d is None else d for d in columns["last_seen_distance"]]),
+        "short_k": np.full(len(order), short),
+    }
+    books = {
+        book: {name: values[order == book] for name, values in every.items()}
+        for book in dict.fromkeys(columns["book"])
+    }
     model = (summary.get("model") or {}).get("spec") or (summary.get("model") or {}).get("name") or "?"
     return TokenTable(folder, str(model), f"evaluator {evaluator}" if evaluator else "self", books)
 

@@ -47,11 +47,9 @@ from longread.probes.memory.probes import (
 from longread.probes.memory.rule import (
     CANNOT_TELL,
     DEFAULT_RULE,
-    Clause,
     clauses_as_dicts,
     judge,
     parse_rule,
-    verdict_text,
 )
 
 PROBES = ("cloze", "cloze-rank", "extraction", "min-k")
@@ -327,6 +325,7 @@ def write_memory(
 ) -> Path:
     """Write items.jsonl, books.json, settings.json, summary.md and memory.png; returns summary.md."""
     from longread.probes.memory.plot import plot_memory
+    from longread.probes.memory.summary import summary_markdown
 
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(
@@ -341,62 +340,3 @@ def write_memory(
     markdown = out / "summary.md"
     atomic_write_text(markdown, summary_markdown(summaries, settings, model))
     return markdown
-
-
-def summary_markdown(
-    summaries: Sequence[BookMemory], settings: MemoryProbeSettings, model: dict[str, Any]
-) -> str:
-    name = model.get("spec") or model.get("name") or "the model"
-    lines = [
-        f"# Reading or remembering? — {name}",
-        "",
-        f"remembered when {settings.rule.replace(',', ' or ')} (no: every clause measured is ruled out by "
-        "its interval; otherwise cannot tell); 95% intervals (Wilson for shares, bootstrap "
-        f"for means); seed {settings.seed}, {settings.passages} passages/places a book, extraction "
-        f"{settings.prompt_tokens} → {settings.new_tokens} tokens, min-k {settings.min_k_percent:g}%.",
-        "",
-        "| book | title | cloze | ranked cloze (baselines) | extraction exact | common prefix (tokens) "
-        "| min-k (nats) | remembered |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
-    for summary in summaries:
-        cells = [
-            _cell(summary.scores.get(key))
-            for key in ("cloze", "cloze-rank", "extraction_exact", "extraction_common_prefix", "min_k")
-        ]
-        verdict = verdict_text(summary.remembered)
-        lines.append(f"| {summary.book} | {summary.title} | " + " | ".join(cells) + f" | {verdict} |")
-    lines += ["", "Verdicts, clause by clause:", ""]
-    lines += [
-        f"- {summary.book}: {verdict_text(summary.remembered)} — "
-        + "; ".join(Clause(**clause).text() for clause in summary.clauses)
-        for summary in summaries
-    ]
-    notes = [f"- {summary.book}: {note}" for summary in summaries for note in summary.notes]
-    if notes:
-        lines += ["", "Notes:", "", *notes]
-    lines += [
-        "",
-        "Membership scores such as min-k are weak evidence on Gutenberg books on their own; cloze and "
-        "extraction are the primary scores.",
-        "",
-        "![memory scores per book](memory.png)",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _cell(score: dict[str, Any] | None) -> str:
-    if not score or score.get("value") is None:
-        return "—"
-    text = f"{score['value']:.3g} [{score['ci_low']:.3g}, {score['ci_high']:.3g}] (n={score['n']})"
-    if score.get("chance") is not None:
-        text += f" (chance {score['chance']:.2g}"
-        if score.get("most_frequent") is not None:
-            text += f"; always the most frequent name {score['most_frequent']:.2g}"
-        text += ")"
-    if "cloze_copied_example" in score:
-        text += f"; {score['cloze_copied_example']} copied an example, {score['cloze_not_a_name']} no name"
-    if score.get("verdict") == CANNOT_TELL:
-        text = f"cannot tell: {text}"
-    return text

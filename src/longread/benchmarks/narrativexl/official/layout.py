@@ -13,15 +13,13 @@ are. What the cells mean is up to the layout modules
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from longread.errors import BadInputError
-from longread.files import read_bytes
+from longread.files import atomic_write_bytes, read_bytes
 
 # The authors' settings.py, verbatim.
 COLUMN_SEPARATOR = "###THISISOURUNIQUECOLUMNSEPARATORUNLIKELYTOBEENCOUNTEREDINANYBOOK###"
@@ -206,20 +204,7 @@ def _parse_int(path: str | Path, book_id: str, row: int, column: str, value: str
 
 def _write_official(path: str | Path, text: str, encoding: str) -> None:
     """Write the text's bytes as they are (no newline translation), atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode(encoding)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with open(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, text.encode(encoding))
 
 
 def _join_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
