@@ -10,11 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-import torch
 
 from longread.documents.reader import read_book
-from longread.models.hf.backend import HFBackend
-from longread.models.hf.loading import LoadedModel, load_random
 from longread.probes.memory import MemoryProbeSettings, probe_memory
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, sentences, spacy_entities
@@ -27,6 +24,7 @@ from longread.probes.memory.probes import (
 )
 from longread.probes.memory.run import _cloze_score
 from tests.helpers import GUTENBERG, REPO_ROOT, needs_shared
+from tests.probes.trained import train_tiny_gpt2
 
 BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
 AUTHORS_PROMPT = (
@@ -38,42 +36,6 @@ AUTHORS_PROMPT = (
     "Output: \n\n"
 )
 """``scripts/openai_predict_name_cloze.py`` of bamman-group/gpt4-books, as its ``repr`` reads."""
-
-
-def _train(
-    texts: list[str], name: str, *, steps: int = 150, window: int | None = None, answers: int = 0
-) -> HFBackend:
-    """A tiny GPT-2 trained on ``texts`` (seeded): on random ``window``-token windows of them, or on each
-    whole, the loss on its last ``answers`` tokens only (the rest is the prompt)."""
-    loaded = load_random("gpt2")
-    encoder = HFBackend(loaded, spec="random:gpt2").encoder
-    sequences = [torch.tensor(encoder.encode_plain(text)) for text in texts]
-    model, draw = loaded.model, torch.Generator().manual_seed(0)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    model.train()
-    if window is None:  # one batch of every text, padded on the right; the loss on the answers alone
-        width = max(len(ids) for ids in sequences)
-        inputs = torch.stack([torch.nn.functional.pad(ids, (0, width - len(ids))) for ids in sequences])
-        mask = torch.stack([torch.arange(width) < len(ids) for ids in sequences]).long()
-        labels = torch.full_like(inputs, -100)
-        for row, ids in enumerate(sequences):
-            labels[row, len(ids) - answers : len(ids)] = ids[len(ids) - answers :]
-    for _ in range(steps):
-        if window is None:
-            losses = [model(input_ids=inputs, attention_mask=mask, labels=labels).loss]
-        else:
-            joined = torch.cat(sequences)
-            starts = torch.randint(0, len(joined) - window, (8,), generator=draw)
-            batch = torch.stack([joined[start : start + window] for start in starts])
-            losses = [model(input_ids=batch, labels=batch).loss]
-        loss = torch.stack(losses).mean()
-        loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-        if loss.item() < 0.05:
-            break
-    model.eval()
-    return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +67,7 @@ def test_answers_are_read_as_the_authors_read_them() -> None:
 def test_a_model_that_knows_the_names_is_scored_right(pride: ClozeSet) -> None:
     items = pride.passages[:4]
     answers = [CLOZE_PROMPT.format(passage=item.masked) + f" <name>{item.name}</name>" for item in items]
-    knows = _train(answers, "answers-the-cloze", steps=70, answers=8)  # the answers' tokens alone
+    knows = train_tiny_gpt2(answers, "answers-the-cloze", steps=70, answers=8)  # the answers' tokens alone
     lines = cloze(knows, items, [name for name, _ in pride.names])
     assert [line["prediction"] for line in lines] == [item.name for item in items]
     assert all(line["correct"] and line["kind"] == "right" for line in lines)
@@ -140,8 +102,8 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
     book = read_book(BOOKS / "pg1342.txt.gz")
     other = cloze_passages(read_book(BOOKS / "pg84.txt.gz"), 16, 0, spacy_entities())
     settings = MemoryProbeSettings(passages=16, probes=("cloze-rank",))
-    read = _train([item.passage.text for item in pride.passages], "read-pride", window=24)
-    unread = _train([item.passage.text for item in other.passages], "read-frankenstein", window=24)
+    read = train_tiny_gpt2([item.passage.text for item in pride.passages], "read-pride", window=24)
+    unread = train_tiny_gpt2([item.passage.text for item in other.passages], "read-frankenstein", window=24)
     scores = {}
     for model in (read, unread):
         items, (summary,) = probe_memory(model, [book], settings)

@@ -16,12 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from longread.documents.book import Book, Chapter
 from longread.documents.reader import read_book
 from longread.models.hf.backend import HFBackend
-from longread.models.hf.loading import LoadedModel, load_random
+from longread.models.hf.loading import load_random
 from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
 from longread.probes.memory.passages import (
     GENERIC_NAMES,
@@ -34,6 +33,7 @@ from longread.probes.memory.passages import (
 from longread.probes.memory.places import chapter_places, seeded_places
 from longread.probes.tokens import ProbeSettingsError
 from tests.helpers import REPO_ROOT
+from tests.probes.trained import train_tiny_gpt2
 
 BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
 WINDOW = 24
@@ -60,28 +60,7 @@ def _memorised(book: Book, name: str) -> HFBackend:
     Random 24-token windows, as a real model sees a book inside longer sequences: trained on the whole
     text from position 0 alone, a tiny model with absolute positions would learn positions, not text.
     """
-    loaded = load_random("gpt2")
-    return _trained(
-        loaded, HFBackend(loaded, spec="random:gpt2").encoder.encode_plain(book.render()[0]), name
-    )
-
-
-def _trained(loaded: LoadedModel, text_ids: list[int], name: str) -> HFBackend:
-    ids = torch.tensor(text_ids)
-    model, draw = loaded.model, torch.Generator().manual_seed(0)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    model.train()
-    for _ in range(300):
-        starts = torch.randint(0, len(ids) - WINDOW, (8,), generator=draw)
-        batch = torch.stack([ids[start : start + WINDOW] for start in starts])
-        loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-        if loss.item() < 0.2:
-            break
-    model.eval()
-    return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
+    return train_tiny_gpt2([book.render()[0]], name, steps=300, window=WINDOW, stop_loss=0.2)
 
 
 @pytest.fixture(scope="module")

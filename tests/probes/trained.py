@@ -1,0 +1,51 @@
+"""A tiny GPT-2 trained in a test: the positive (and negative) controls of the memory probes."""
+
+from __future__ import annotations
+
+import torch
+
+from longread.models.hf.backend import HFBackend
+from longread.models.hf.loading import LoadedModel, load_random
+
+
+def train_tiny_gpt2(
+    texts: list[str],
+    name: str,
+    *,
+    steps: int = 150,
+    window: int | None = None,
+    answers: int = 0,
+    stop_loss: float = 0.05,
+) -> HFBackend:
+    """A tiny GPT-2 trained on ``texts`` (seeded) until its batch loss is under ``stop_loss``: on random
+    ``window``-token windows of them (8 a batch), or on each whole, the loss on its last ``answers`` tokens
+    only (the rest is the prompt)."""
+    loaded = load_random("gpt2")
+    encoder = HFBackend(loaded, spec="random:gpt2").encoder
+    sequences = [torch.tensor(encoder.encode_plain(text)) for text in texts]
+    model, draw = loaded.model, torch.Generator().manual_seed(0)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    if window is None:  # one batch of every text, padded on the right; the loss on the answers alone
+        width = max(len(ids) for ids in sequences)
+        inputs = torch.stack([torch.nn.functional.pad(ids, (0, width - len(ids))) for ids in sequences])
+        mask = torch.stack([torch.arange(width) < len(ids) for ids in sequences]).long()
+        labels = torch.full_like(inputs, -100)
+        for row, ids in enumerate(sequences):
+            labels[row, len(ids) - answers : len(ids)] = ids[len(ids) - answers :]
+    for _ in range(steps):
+        if window is None:
+            losses = [model(input_ids=inputs, attention_mask=mask, labels=labels).loss]
+        else:
+            joined = torch.cat(sequences)
+            starts = torch.randint(0, len(joined) - window, (8,), generator=draw)
+            batch = torch.stack([joined[start : start + window] for start in starts])
+            losses = [model(input_ids=batch, labels=batch).loss]
+        loss = torch.stack(losses).mean()
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+        if loss.item() < stop_loss:
+            break
+    model.eval()
+    return HFBackend(LoadedModel(model, loaded.tokenizer, name, "trained in the test", name), spec=name)
