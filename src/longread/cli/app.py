@@ -23,6 +23,7 @@ from longread.cli.calibrate import calibrate_app
 from longread.cli.convert import convert_app
 from longread.cli.demo import demo_app
 from longread.cli.demo_long import demo_long_app
+from longread.cli.env import env_app
 from longread.cli.eval import eval_app
 from longread.cli.export import export_app
 from longread.cli.info import info_app
@@ -53,6 +54,7 @@ app = typer.Typer(
 )
 app.add_typer(eval_app)  # longread eval
 app.add_typer(info_app)  # longread stats | models | tasks | books
+app.add_typer(env_app)  # longread env
 app.add_typer(report_app)  # longread report
 app.add_typer(ablate_app)  # longread ablate
 app.add_typer(calibrate_app)  # longread calibrate

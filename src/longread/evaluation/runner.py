@@ -37,6 +37,7 @@ from longread.evaluation.waves import run_chunk
 from longread.progress import Progress
 from longread.runs.config import make_run_config
 from longread.runs.run_dir import RunDir
+from longread.runs.software import software
 
 __all__ = ["OnRow", "RunOptions", "RunOutcome", "run_task", "selection_lines"]
 
@@ -111,7 +112,7 @@ def run_task(
         data_path=data,
         settings=task.settings.model_dump(mode="json"),
         # How the backend was reached (a served model's address, concurrency …) is recorded, not hashed.
-        runtime={**options.runtime(), **_backend_runtime(backend)},
+        runtime={**options.runtime(), **_backend_runtime(backend), "software": software()},
     )
     outcome = RunOutcome(
         run_dir=run_path,

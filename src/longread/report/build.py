@@ -16,6 +16,13 @@ from longread.report.memory_split import MemorySplit, memory_splits, split_table
 from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
 from longread.report.table import format_caption, format_table, metric_names
+from longread.report.versions import (
+    agreement_lines,
+    agreements,
+    run_versions,
+    version_differences,
+    versions_table,
+)
 
 REPORT_FILE = "report.md"
 REPORT_JSON_FILE = "report.json"
@@ -93,6 +100,10 @@ def build_report(
             compared = f"{exc}."
         parts.append(f"Paired with the first run, instance by instance:\n\n{compared}")
         table = f"{table}\n\n{compared}"
+    software, software_summary = _software_section(runs)
+    if software:
+        parts.append(software)
+        table = f"{table}\n\n{software}"
     if memory is not None:
         split = split_table(splits, memory, runs[0].x_axis.scale)
         parts.append(f"Split by memory:\n\n{split}")
@@ -100,7 +111,7 @@ def build_report(
     markdown = "\n\n".join([*parts, *figures]) + "\n"
     report = out_dir / REPORT_FILE
     atomic_write_text(report, markdown)
-    summary = _summary(runs, group_by, paired, memory, splits)
+    summary = _summary(runs, group_by, paired, memory, splits, software_summary)
     json_file = out_dir / REPORT_JSON_FILE
     atomic_write_text(json_file, json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return ReportFiles(
@@ -115,18 +126,44 @@ def build_report(
     )
 
 
+def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
+    """The versions that differ between the runs and, for runs that asked the same question, whether
+    their log-probs agree within the tolerance (:mod:`longread.report.versions`): report.md's paragraph
+    and report.json's ``software``."""
+    differing = version_differences(runs) if len(runs) > 1 else []
+    agreed = agreements(runs)
+    summary = {
+        "versions": {run.label: run_versions(run.path) for run in runs},
+        "differing": [d.name for d in differing],
+        "agreement": [a.as_dict() for a in agreed],
+    }
+    said = agreement_lines(agreed)
+    if not differing and not said:
+        return "", summary
+    parts = []
+    if differing:
+        parts.append(f"Software that differs between the runs:\n\n{versions_table(runs, differing)}")
+    else:
+        parts.append("The runs were made with the same software versions.")
+    if said:
+        parts.append("Log-probabilities of the same rows:\n\n" + "\n".join(f"- {line}" for line in said))
+    return "\n\n".join(parts), summary
+
+
 def _summary(
     runs: Sequence[RunReport],
     group_by: Sequence[str],
     paired: Sequence[PairedDifference],
     memory: MemoryVerdicts | None,
     splits: Sequence[MemorySplit],
+    software: dict[str, Any],
 ) -> dict[str, Any]:
     """What ``report.json`` holds: the runs, ``--group-by``, the paired differences, the memory split."""
     return {
         "runs": [{"label": run.label, "path": str(run.path), "task": run.task} for run in runs],
         "group_by": list(group_by),
         "paired": [difference.as_dict() for difference in paired],
+        "software": software,
         "memory": None
         if memory is None
         else {

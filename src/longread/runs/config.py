@@ -26,10 +26,12 @@ import longread
 
 RUN_CONFIG_SCHEMA_VERSION = 1
 _HASH_CHUNK_BYTES = 1 << 20
-MOVED_TO_RUNTIME = ("threads", "prefill_chunk", "batch_size", "generate_batch_size")
-"""How a local model computes, which runs made before longread 0.3 recorded under ``model``: they change a
-log-prob only in its last digits (the order of float sums), so they are runtime now (the backend's
-``runtime_facts``) and are left out of a stored config's hash, so those runs resume under any thread count."""
+MOVED_TO_RUNTIME = ("threads", "prefill_chunk", "batch_size", "generate_batch_size", "torch", "transformers")
+"""How a local model computes, which older runs recorded under ``model``: threads, batch sizes and the
+prefill chunk (before longread 0.3), the torch and transformers versions (before the software record).
+They change a log-prob only in its last digits (the order of float sums), so they are runtime now (the
+backend's ``runtime_facts``, the session's ``software``) and are left out of a stored config's hash, so
+those runs resume under any thread count and any install (``--recheck`` holds them to the tolerance)."""
 
 
 class DataRef(BaseModel):

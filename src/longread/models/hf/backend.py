@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import torch
-import transformers
 from transformers import PreTrainedTokenizerBase
 
 from longread.models.errors import BadRequestError, ContextTooLongError
@@ -346,6 +345,10 @@ class HFBackend:
         (the runner's ``--recheck`` holds resumed rows to :mod:`longread.models.tolerance`)."""
         return {
             "threads": str(torch.get_num_threads()),
+            "interop_threads": str(torch.get_num_interop_threads()),
+            "device": str(next(self.model.parameters()).device),
+            "dtype": str(next(self.model.parameters()).dtype).removeprefix("torch."),
+            "attention": str(getattr(self.model.config, "_attn_implementation", None) or "default"),
             "prefill_chunk": str(self.prefill_chunk),
             "batch_size": str(self.batch_size),
             "generate_batch_size": str(self.preferred_batch),
@@ -365,8 +368,6 @@ class HFBackend:
             "device": self.device,
             "mode": self.mode,
             "max_length": str(self.max_length),
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
         }
         if self.read_along_mode != "session":
             facts["read_along_mode"] = self.read_along_mode  # only when not the default: old hashes stay

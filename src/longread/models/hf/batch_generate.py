@@ -41,6 +41,7 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
+from longread.models.hf.cache_argument import with_cache
 from longread.models.hf.shared_prefix import prefill
 from longread.models.requests import STOPPED_BY_EOS, STOPPED_BY_MAX_TOKENS, STOPPED_BY_STOP, Progress
 
@@ -164,7 +165,7 @@ def decode_on_cache(
     while next_id is not None:
         logits = model(
             input_ids=torch.tensor([[next_id]], device=device),
-            past_key_values=cache,
+            **with_cache(model, cache),
             use_cache=True,
             logits_to_keep=1,
         ).logits[0, -1]
@@ -237,7 +238,7 @@ def generate_batch(
             input_ids=next_ids[:, None],
             attention_mask=mask,
             position_ids=next_positions[:, None],
-            past_key_values=cache,
+            **with_cache(model, cache),
             use_cache=True,
             logits_to_keep=1,
         ).logits[:, -1]

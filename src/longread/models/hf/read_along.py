@@ -33,6 +33,7 @@ from transformers.cache_utils import DynamicCache
 
 from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.hf.batch_generate import Decoding, decode_on_cache
+from longread.models.hf.cache_argument import with_cache
 from longread.models.hf.shared_prefix import DEFAULT_TOKEN_BUDGET, PrefixState, score_on_prefix
 from longread.models.requests import (
     FALLBACK_QUESTION_ROOM,
@@ -203,7 +204,7 @@ class ReadAlongEngine:
             piece = torch.tensor(
                 [list(ids[begin : begin + self.prefill_chunk])], dtype=torch.long, device=device
             )
-            decoder(input_ids=piece, past_key_values=cache, use_cache=True)
+            decoder(input_ids=piece, **with_cache(decoder, cache), use_cache=True)
             if progress is not None:
                 progress(piece.shape[1])
 

@@ -31,6 +31,7 @@ import torch
 from transformers import PreTrainedModel
 from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
+from longread.models.hf.cache_argument import cache_keyword, with_cache
 from longread.models.hf.sliced_logits import chosen_scores, last_hidden, slices_supported
 from longread.models.requests import Progress
 
@@ -119,7 +120,7 @@ def prefill(
     device = _device(model)
     for start in range(0, len(ids), chunk):
         piece = torch.tensor([list(ids[start : start + chunk])], dtype=torch.long, device=device)
-        decoder(input_ids=piece, past_key_values=cache, use_cache=True)
+        decoder(input_ids=piece, **with_cache(decoder, cache), use_cache=True)
         if progress is not None:
             progress(piece.shape[1])
     return PrefixState(cache, len(ids))
@@ -171,7 +172,7 @@ def _score_packed(
         "input_ids": torch.tensor([fed], dtype=torch.long, device=device),
         "attention_mask": _packed_mask(model, prefix.length, lengths),
         "position_ids": torch.tensor([positions], dtype=torch.long, device=device),
-        "past_key_values": prefix.read_only(),
+        cache_keyword(model): prefix.read_only(),
         "use_cache": prefix.length > 0,
     }
     sliced = slices_supported(model)
@@ -203,7 +204,7 @@ def _score_long(
     for start in range(0, len(fed), chunk):
         inputs = {
             "input_ids": torch.tensor([fed[start : start + chunk]], dtype=torch.long, device=device),
-            "past_key_values": cache,
+            cache_keyword(model): cache,
             "use_cache": True,
         }
         targets = continuation[start : start + chunk]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import torch
 from transformers import DynamicCache, PreTrainedModel
 
+from longread.models.hf.cache_argument import cache_keyword, with_cache
 from longread.models.hf.sliced_logits import chosen_logprobs, last_hidden, slices_supported
 from longread.models.requests import Progress
 
@@ -60,7 +61,7 @@ def long_logprobs(
     fed_upto = 0  # ids[:fed_upto] have been read
     if head:
         logits = model(
-            input_ids=torch.tensor([head], device=device), past_key_values=cache, use_cache=True
+            input_ids=torch.tensor([head], device=device), **with_cache(model, cache), use_cache=True
         ).logits
         if ids:
             result[0] = _chosen_logprobs(logits[0, -1:], [ids[0]])[0]
@@ -71,11 +72,11 @@ def long_logprobs(
             again = head + list(ids[fed_upto - keep : fed_upto])
             for start in range(0, len(again), chunk):
                 piece = torch.tensor([again[start : start + chunk]], device=device)
-                model.base_model(input_ids=piece, past_key_values=cache, use_cache=True)
+                model.base_model(input_ids=piece, **with_cache(model.base_model, cache), use_cache=True)
             in_cache = keep
         room = min(chunk, window - in_cache, len(ids) - fed_upto)
         piece_ids = list(ids[fed_upto : fed_upto + room])
-        inputs = {"input_ids": torch.tensor([piece_ids], device=device), "past_key_values": cache}
+        inputs = {"input_ids": torch.tensor([piece_ids], device=device), cache_keyword(model): cache}
         targets = list(ids[fed_upto + 1 : fed_upto + room + 1])
         values = (
             chosen_logprobs(model, last_hidden(model, **inputs, use_cache=True), targets)

@@ -253,14 +253,16 @@ def _greedy_batches(model: Any, prompts: list[list[int]], steps: int) -> list[li
     """``steps`` greedy tokens after each prompt (all of one length: no padding), with the KV cache."""
     import torch
 
+    from longread.models.hf.cache_argument import output_cache, with_cache
+
     with torch.inference_mode():
         tokens = torch.tensor(prompts)
         out = model(input_ids=tokens, use_cache=True)
-        cache, chosen = out.past_key_values, out.logits[:, -1].argmax(-1)
+        cache, chosen = output_cache(out), out.logits[:, -1].argmax(-1)
         generated = [chosen]
         for _ in range(steps - 1):
-            out = model(input_ids=chosen.unsqueeze(-1), past_key_values=cache, use_cache=True)
-            cache, chosen = out.past_key_values, out.logits[:, -1].argmax(-1)
+            out = model(input_ids=chosen.unsqueeze(-1), **with_cache(model, cache), use_cache=True)
+            cache, chosen = output_cache(out), out.logits[:, -1].argmax(-1)
             generated.append(chosen)
         return [[int(t) for t in row] for row in torch.stack(generated, dim=1)]
 

@@ -1,0 +1,92 @@
+"""Every run says what produced it, and ``report`` compares it: a real SmolLM2 run's config holds the
+software and how the model computed; two runs of it made under different installs have their differing
+versions listed, with the verdict on their log-probs against the stated tolerance."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from longread import read_book
+from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.documents.bundled import resolve_bundled
+from longread.report import build_report
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def smollm2_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A ChapterBreak run of SmolLM2 on Frankenstein, made by the command line; (run, its output)."""
+    folder = tmp_path_factory.mktemp("versions")
+    book = read_book(resolve_bundled("bundled:pg84")[0])
+    instances = build_book(book, BuildOptions(prefix_tokens=400, suffix_tokens=32)).instances[:3]
+    write_instances(instances, folder / "cb.jsonl")
+    command = [
+        sys.executable, "-m", "longread.cli", "eval", "chapterbreak", "--data", str(folder / "cb.jsonl"),
+        "--model", "smollm2", "--out", str(folder / "run"), "--prefix-lengths", "256",
+        "--suffix-tokens", "32",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return folder / "run", done.stdout + done.stderr
+
+
+def test_a_run_records_the_software_and_how_the_model_computed(smollm2_run: tuple[Path, str]) -> None:
+    run, output = smollm2_run
+    assert "deprecated" not in output.lower(), output  # transformers' `past_key_values` warning included
+    stored = json.loads((run / "config.json").read_text())
+    runtime = stored["sessions"][0]["runtime"]
+    software = runtime["software"]
+    assert software["python"] == platform.python_version()
+    for name in ("torch", "transformers", "tokenizers", "accelerate", "gguf", "safetensors", "kvpress"):
+        assert software["libraries"][name] == importlib.metadata.version(name), name
+    backend = runtime["backend"]
+    assert (backend["device"], backend["dtype"]) == ("cpu", "float32")
+    assert backend["attention"] in {"sdpa", "eager"} and int(backend["threads"]) >= 1
+    # runtime, not identity: the versions are no part of what the config hash covers
+    assert "transformers" not in stored["config"]["model"] and "torch" not in stored["config"]["model"]
+    assert stored["config"]["model"]["weights_fingerprint"]
+
+
+def _as_made_under(run: Path, copy: Path, transformers: str) -> Path:
+    """``run`` copied, its sessions recorded as made under another transformers."""
+    shutil.copytree(run, copy)
+    stored = json.loads((copy / "config.json").read_text())
+    for session in stored["sessions"]:
+        session["runtime"]["software"]["libraries"]["transformers"] = transformers
+    (copy / "config.json").write_text(json.dumps(stored))
+    return copy
+
+
+def test_report_lists_the_versions_that_differ_and_judges_the_log_probs(
+    smollm2_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    run, _ = smollm2_run
+    installed = importlib.metadata.version("transformers")
+    other = _as_made_under(run, tmp_path / "other", "5.24.0")
+    files = build_report([run, other], tmp_path / "report")
+    markdown = files.markdown.read_text()
+    assert f"| transformers | {installed} | 5.24.0 |" in markdown
+    assert "| torch |" not in markdown  # the same torch: not listed
+    rows = len((run / "samples.jsonl").read_text().splitlines())
+    assert f"{rows} shared rows; all {rows * 6} log-probs within the tolerance" in markdown
+    summary = json.loads(files.json_file.read_text())["software"]
+    assert summary["differing"] == ["transformers"]
+    assert summary["agreement"][0]["beyond"] == 0 and summary["agreement"][0]["largest"] == 0.0
+
+    # One candidate's log-prob moved by 0.05 nats: 50x the bound for a 32-token sum (1e-4 × 32 = 3.2e-3).
+    lines = (other / "samples.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["logprobs"][2] += 0.05
+    (other / "samples.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    markdown = build_report([run, other], tmp_path / "report2").markdown.read_text()
+    assert f"**1 of {rows * 6} log-probs differ past the tolerance**" in markdown
+    assert f"largest |Δ| 0.05 nats ({first['key']} logprobs[2])" in markdown

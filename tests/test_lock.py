@@ -1,0 +1,86 @@
+"""The installs are the lock's: the venv the suite runs on holds exactly ``locks/main.txt`` (``make install``
+and the test extras install with it as constraints), vLLM's venv exactly ``locks/vllm.txt``; the lock
+keeps the ranges ``pyproject.toml`` states; and ``longread env`` says whether an install is the lock's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from longread.models.served.vllm_process import vllm_python
+from longread.runs.lock_file import canonical, differences, installed, installed_here, read
+from tests.helpers import REPO_ROOT
+
+LOCK, VLLM_LOCK = REPO_ROOT / "locks" / "main.txt", REPO_ROOT / "locks" / "vllm.txt"
+
+
+def test_the_suite_runs_on_exactly_the_locked_versions() -> None:
+    assert differences(installed_here(), read(LOCK)) == []
+    # the same answer through pip, as `make lock` reads a venv
+    assert differences(installed(sys.executable), read(LOCK)) == []
+
+
+def test_the_vllm_venv_is_its_lock() -> None:
+    assert differences(installed(vllm_python()), read(VLLM_LOCK)) == []
+
+
+def _requirements(extras: bool = True) -> list[Requirement]:
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    optional = [item for group in project["optional-dependencies"].values() for item in group]
+    return [Requirement(text) for text in [*project["dependencies"], *(optional if extras else [])]]
+
+
+def test_the_lock_keeps_the_stated_ranges_and_every_range_has_an_upper_bound() -> None:
+    pins = read(LOCK)
+    for requirement in _requirements():
+        name = canonical(requirement.name)
+        assert name in pins, f"{requirement} is not in {LOCK.name}: run `make lock`"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (requirement, pins[name])
+    for requirement in _requirements(extras=False):
+        operators = {spec.operator for spec in requirement.specifier}
+        # `pip install longread` (the wheel) must not pull an untested major release
+        assert operators & {"<", "==", "~="}, f"{requirement} has no upper bound"
+    transformers = next(r for r in _requirements() if r.name == "transformers")
+    assert not transformers.specifier.contains("6.0.0")
+    assert transformers.specifier.contains(pins["transformers"])
+
+
+def test_a_lock_line_that_is_not_a_pin_is_named(tmp_path: Path) -> None:
+    lock = tmp_path / "main.txt"
+    lock.write_text("# header\ntorch==2.13.0\nnumpy>=2\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"main.txt:3: 'numpy>=2' is not name==version"):
+        read(lock)
+    assert differences({"torch": "2.13.0", "extra": "1"}, {"torch": "2.12.0", "gone": "2"}) == [
+        "extra==1 is installed but not in the lock",
+        "gone==2 is locked but not installed",
+        "torch is 2.13.0, the lock says 2.12.0",
+    ]
+
+
+def test_longread_env_prints_the_record_and_the_lock_check() -> None:
+    env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning:longread"}
+    done = subprocess.run(
+        [sys.executable, "-m", "longread.cli", "env", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    record = json.loads(done.stdout)
+    libraries = record["software"]["libraries"]
+    assert libraries["transformers"] == read(LOCK)["transformers"]
+    assert libraries["torch"] == read(LOCK)["torch"]
+    assert record["lock"] == {"file": str(LOCK), "differences": []}
+    assert record["compute"]["threads"] >= 1
+    text = subprocess.run(
+        [sys.executable, "-m", "longread.cli", "env"], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"transformers  {libraries['transformers']}" in text
+    assert "every installed distribution is at its locked version" in text
