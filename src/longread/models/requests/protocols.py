@@ -4,7 +4,7 @@ The three request types follow lm-evaluation-harness (``loglikelihood``,
 ``loglikelihood_rolling``, ``generate_until``). A log-likelihood request groups
 all continuations of ONE context, so a backend can read the context once.
 
-This module is the public entry point: it holds the capabilities and the
+This module holds the capabilities and the
 :class:`Backend` / :class:`Ranker` protocols and re-exports the request and
 result types, which live in
 :mod:`~longread.models.requests.loglikelihood` (log-likelihood and rolling),

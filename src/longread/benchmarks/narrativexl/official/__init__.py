@@ -1,38 +1,7 @@
-"""The authors' NarrativeXL file layouts, both ways, byte for byte.
-
-The authors (R-seny/NarrativeXL) store everything as "CSV with multi-symbol
-separators": rows end with :data:`LINE_SEPARATOR` (the last row too), cells are
-joined with :data:`COLUMN_SEPARATOR`, and a cell holding several entries joins
-them with :data:`SUMMARY_SEPARATOR`. The first row is the header. Three kinds:
-
-``BOOK.tagseparated`` (``Dataloaders.BookProcessor.save_summary_data``)
-    ChunkInd, BookChunks, OverlappedBookChunks, Summaries, FakeSummaries,
-    Failure, Comment. Texts and summaries are ``.strip()``-ed before writing; a
-    ``Fail`` row has empty Summaries and FakeSummaries; an ``OK`` row has an
-    empty Comment; empty distorted summaries are dropped.
-``BOOK.questions_shortform`` (``QuestionGeneration.generate_questions``)
-    WHEN_ASKED, RAW_CHUNK, OVERLAPPED_CHUNK, QUESTIONS, QUESTION_ANSWERS,
-    QUESTION_TYPES, MEMLOADS; one row per scene; the last four cells hold that
-    scene's questions (``RecognitionQuestion.question_string()``, 1-based
-    answer, Lookahead/Change/Otherbook, retention demand). Nothing is stripped.
-``BOOK.tagseparated_hierarch_sum`` (``save_hierarch_summaries``)
-    TRUE_SUMMARY, FALSE_SUMMARY, LEVEL; the string ``None`` for a missing false
-    summary. Nothing is stripped.
-
-Files are decoded as the authors' loaders do (utf-8, then utf-16, cp1252,
-latin-1), except that an encoding whose first row is not a known header is
-passed over (utf-16 "decodes" most cp1252 files into nonsense). Line endings
-are kept as they are, so reading and writing again gives the same bytes.
-What a file cannot hold (a scene's chapter, its offset in a book with
-different whitespace, the comment of an OK row …) is listed in
-:func:`canonical_book`.
-
-This module is the public entry point; the code lives in
-:mod:`~longread.benchmarks.narrativexl.official.layout` (separators, headers,
-kinds, decoding, rows, atomic writing),
-:mod:`~longread.benchmarks.narrativexl.official.tagseparated`,
-:mod:`~longread.benchmarks.narrativexl.official.questions_shortform` and
-:mod:`~longread.benchmarks.narrativexl.official.hierarchical`.
+"""The authors' NarrativeXL file layouts (R-seny/NarrativeXL), read and written byte for byte: the frame
+every file shares (:mod:`.layout`), ``BOOK.tagseparated`` (:mod:`.tagseparated`),
+``BOOK.questions_shortform`` (:mod:`.questions_shortform`) and ``BOOK.tagseparated_hierarch_sum``
+(:mod:`.hierarchical`).
 """
 
 from __future__ import annotations

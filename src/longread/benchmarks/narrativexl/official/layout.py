@@ -8,7 +8,14 @@ splits it into checked rows, and writes text atomically with its bytes as they
 are. What the cells mean is up to the layout modules
 (:mod:`~longread.benchmarks.narrativexl.official.tagseparated`,
 :mod:`~longread.benchmarks.narrativexl.official.questions_shortform`,
-:mod:`~longread.benchmarks.narrativexl.official.hierarchical`).
+:mod:`~longread.benchmarks.narrativexl.official.hierarchical`); a cell holding several entries joins
+them with :data:`SUMMARY_SEPARATOR`.
+
+Files are decoded as the authors' loaders do (utf-8, then utf-16, cp1252, latin-1), except that an
+encoding whose first row is not a known header is passed over (utf-16 "decodes" most cp1252 files into
+nonsense). Line endings are kept as they are, so reading and writing again gives the same bytes. What a
+file cannot hold (a scene's chapter, its offset in a book with different whitespace, the comment of an
+OK row …) is listed in :func:`~longread.benchmarks.narrativexl.official.tagseparated.canonical_book`.
 """
 
 from __future__ import annotations

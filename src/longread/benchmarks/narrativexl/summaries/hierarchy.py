@@ -1,10 +1,14 @@
-"""Hierarchical summaries: scene summaries merged level by level up to one book summary.
+"""Hierarchical summaries: scene summaries merged level by level up to one book summary
+(CreateHiararchicalSummariesTrueOnly.py, AddDistortedHierarchicalSummaries.py).
 
-Level 0 are the scene summaries, each with a false summary drawn by a seeded RNG from the
-scene's distortions; each next level groups the previous one into meta-chunks and summarises
-them, until one summary remains; every merged summary gets a distorted version (None when it
-fails a check). A merge whose answer is missing, empty or a refusal keeps an empty text and says
-why in ``merge_failure``. See :mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+Level 0 are the scene summaries (scenes without one are left out, and the level's entries say which
+scene they are), each with a false summary drawn by a seeded RNG from the scene's distortions (the
+authors' ``np.random.choice``). Each next level writes the previous one as ``"Summary {i}: {s}\n"``
+lines, groups them into meta-chunks of at most ``meta_chunk_chars`` characters (``rechunk_book``) and
+summarises each with ``SummarizeSummariesDetailedEvents2``, until one summary remains. Every merged
+summary gets a distorted version from ``CreateFalseHierSummary`` (None when it fails a check). A merge
+whose answer is missing, empty or a refusal is kept with an empty text and the reason in
+``merge_failure``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,27 @@
-"""Scene summaries and their distortions, generated and checked as the authors made them.
+"""Scene summaries and their distortions, generated and checked as the authors made them
+(Dataloaders.create_chunk_summaries / create_false_book_chunk_summaries):
 
-Every scene's overlapped text is summarised (one batched, cached call), a failed answer is
-retried once with the retry prompt, and scene ``i`` gets ``max(1, distortions_for_scene_0 - i)``
-distortions; the status is Fail (no summary), Warning (any warning) or OK. See
-:mod:`longread.benchmarks.narrativexl.summarise` for the full rules.
+1. every scene's OVERLAPPED text gets the authors' ``SummarizeChunk`` prompt —
+   all scenes in one batched, cached call;
+2. an answer that fails a check (no answer, empty, refusal, copied from the
+   scene) is retried once with the authors' ``SummarizeChunkRetry`` prompt; a
+   retry that passes is kept with status Warning (the authors' rule), one that
+   fails too leaves the scene without a summary: status Fail;
+3. scene ``i`` gets ``max(1, distortions_for_scene_0 - i)`` distortions with the
+   authors' ``CreateFalseSummary`` prompt: the first greedy, the others sampled
+   (``distortion_temperature``, seed = ``distortion_seed + j``), since greedy
+   decoding would give k copies of one text; a distortion that fails a check
+   (empty, refusal, copied from the scene, (nearly) equal to the true summary)
+   is dropped and named in the comment; none left → Warning "Failed to create any
+   fake summaries." as the authors write.
+
+Checks that only warn (the text is kept; :mod:`.checks`): a summary shorter or longer than the
+``summary_*_ratio`` bounds relative to its source scene, a distortion outside
+``distortion_*_ratio`` of its true summary ("same length"), an answer cut at
+``max_tokens``, an answer that loops on its own words (a sentence of at least
+``repeated_sentence_words`` words said twice, or more than ``repetition_threshold``
+of its word ``repetition_ngram``-grams repeating earlier ones). The status is Fail
+(no summary), Warning (any warning) or OK; the comment lists the reasons.
 """
 
 from __future__ import annotations

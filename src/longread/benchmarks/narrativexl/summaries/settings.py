@@ -1,6 +1,6 @@
 """How scene and hierarchical summaries are generated and checked: :class:`SummarySettings`.
 
-Every knob of :mod:`longread.benchmarks.narrativexl.summarise` lives here (token budgets,
+Every knob of :mod:`.scenes` and :mod:`.hierarchy` lives here (token budgets,
 distortion counts and sampling, the ratio bounds and thresholds of the checks, the
 meta-chunk size and seed of the hierarchy); the settings are recorded in the build settings.
 """
