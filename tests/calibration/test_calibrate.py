@@ -13,7 +13,7 @@ from tests.helpers import REPO_ROOT
 
 SMALL = [
     "--prefix-lengths", "256", "--distances", "128", "--keep-last", "32,224", "--copy-tokens", "32",
-    "-o", "suffix_tokens=64",
+    "-o", "suffix_tokens=32",
 ]  # fmt: skip
 
 

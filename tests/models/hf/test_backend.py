@@ -25,8 +25,15 @@ def test_hf_backend_keeps_the_protocol() -> None:
     assert facts["spec"] == "random:gpt2" and facts["mode"] == "shared"
     # How it computes is runtime (recorded per session, not hashed into a run's identity).
     runtime = backend.runtime_facts()
-    assert set(runtime) == {"threads", "prefill_chunk", "batch_size", "generate_batch_size"}
-    assert not set(runtime) & set(facts)
+    assert set(runtime) == {
+        "threads", "interop_threads", "device", "dtype", "attention", "prefill_chunk", "batch_size",
+        "generate_batch_size",
+    }  # fmt: skip
+    # the device and dtype as the weights hold them, which the identity names as asked
+    assert set(runtime) & set(facts) == {"device", "dtype"}
+    assert (runtime["device"], runtime["dtype"]) == (facts["device"], facts["dtype"]) == ("cpu", "float32")
+    assert runtime["attention"] in {"sdpa", "eager"}
+    assert "torch" not in facts and "transformers" not in facts  # versions are the session's software
 
 
 @needs_book

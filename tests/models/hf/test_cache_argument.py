@@ -1,5 +1,5 @@
-"""The KV cache goes in by the name the installed transformers' forward takes (``past_key_values`` up to
-5.2, ``cache`` from the release that deprecates the old name), and comes out by the name the output holds."""
+"""The KV cache goes in by the name the installed transformers' forward takes (``cache`` in the locked
+release, ``past_key_values`` up to 5.2), and comes out by the name the output holds."""
 
 from __future__ import annotations
 

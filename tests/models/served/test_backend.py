@@ -43,6 +43,7 @@ from longread.models.served.client import RetryPolicy, ServedClient
 from longread.models.served.protocol import echo_payload
 from longread.models.served.spec import with_spec_options
 from longread.processes.tree import descendants, is_alive
+from longread.report import build_report
 from tests.helpers import PAUSED_CLI, copy_theses, gutenberg_book, needs_shared
 from tests.models.served.vllm_server import API_KEY, VLLMServer, key_in_environment
 from tests.models_fixtures import backend as local_backend
@@ -250,6 +251,19 @@ def test_chapterbreak_through_vllm_equals_the_local_backend(chapterbreak_runs: t
     assert all(delta <= bound for delta, bound in zip(deltas, bounds, strict=True)), (deltas, bounds)
     results = [json.loads((run / "results.json").read_text()) for run in chapterbreak_runs]
     assert results[0]["overall"]["metrics"]["accuracy"] == results[1]["overall"]["metrics"]["accuracy"]
+
+
+def test_the_report_of_both_runs_names_the_server_and_finds_them_in_agreement(
+    chapterbreak_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    files = build_report(list(chapterbreak_runs), tmp_path / "report")
+    markdown = files.markdown.read_text()
+    stored = json.loads((chapterbreak_runs[1] / "config.json").read_text())
+    server = stored["sessions"][0]["runtime"]["backend"]["server"]
+    assert server.startswith("vLLM ") or server[0].isdigit(), server
+    assert f"| server | not recorded | {server} |" in markdown
+    # the same model (by name) on the same data and settings: its log-probs judged against the tolerance
+    assert "6 shared rows; all 36 log-probs within the tolerance" in markdown
 
 
 def test_the_api_key_is_in_no_file_log_error_or_description(
@@ -494,7 +508,7 @@ def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tm
 
     data = write_bundled(tmp_path / "cb.jsonl", per_book=2)
     plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 224), copy_tokens=32)
-    settings = {"prefix_lengths": "256", "suffix_tokens": "64"}
+    settings = {"prefix_lengths": "256", "suffix_tokens": "32"}
     files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
                             QUIET, count=served.count_tokens)  # fmt: skip
     assert files.failed == 0

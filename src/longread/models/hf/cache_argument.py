@@ -1,9 +1,9 @@
 """The keyword a model's ``forward`` takes its KV cache by, whichever transformers is installed.
 
-transformers up to 5.2 (the version longread pins) names it ``past_key_values``; later 5.x releases
-name it ``cache`` and warn on the old name (removed in 5.40). longread reads the name from the
-forward's signature, once per model class, so the same code runs on both without a warning, and its
-outputs' cache is read by the name the output holds.
+transformers up to 5.2 names it ``past_key_values``; later 5.x releases (5.24, the locked one, among
+them) name it ``cache`` and warn on every forward given the old name (removed in 5.40). longread reads
+the name from the forward's signature, once per model class, so the same code runs on both without a
+warning, and reads a forward's returned cache by the name its output holds.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import transformers
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -238,8 +239,16 @@ def _dequantise_gguf(gguf: Path, destination: Path) -> None:
     tokenizer.save_pretrained(destination)
 
 
+def converted_by() -> str:
+    """The part of a converted model's cache folder naming what converted it: GGUF reading (the tokenizer
+    above all) changes between transformers releases — 5.2.0 builds a CodeLlama tokenizer that adds a BOS
+    from SmolLM2's GGUF, and one that splits Gemma 3's text otherwise — so a folder converted by one
+    release is never read as another's."""
+    return f"tf{transformers.__version__}"
+
+
 def gguf_cache_folder(gguf: Path, name: str) -> Path:
-    return cache_root() / "models" / f"{name}-{_file_fingerprint([gguf])}"
+    return cache_root() / "models" / f"{name}-{_file_fingerprint([gguf])}-{converted_by()}"
 
 
 def load_gguf(
@@ -286,7 +295,7 @@ def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
             f"run `{GEMMA3_INSTALL}`",
         ) from exc
     digest = str(package.EXPECTED_SHA256)[:16]
-    folder = cache_root() / "models" / f"gemma3-270m-{digest}"
+    folder = cache_root() / "models" / f"gemma3-270m-{digest}-{converted_by()}"
 
     def load(path: Path) -> LoadedModel:
         model, tokenizer = load_folder(path, dtype=dtype, device=device)

@@ -1,0 +1,44 @@
+"""The shipped GGUFs convert to their own tokenizers, under the installed transformers: SmolLM2's adds no
+start token and ends on ``<|im_end|>``, Gemma 3's adds ``<bos>``, and both split a real passage into the ids
+recorded from transformers 5.24 (5.2.0 built a CodeLlama tokenizer that adds ``<|im_start|>`` for SmolLM2,
+and split Gemma's text otherwise). A converted folder names the release that converted it."""
+
+from __future__ import annotations
+
+import transformers
+
+from tests.models_fixtures import backend
+
+TEXT = (
+    "CHAPTER I.\n\nIt was a dark and stormy night; the rain fell in torrents — except at occasional "
+    "intervals.\n\n“Hello,” said Mr. Darcy's 3 friends."
+)
+SMOLLM2_IDS = [
+    5229, 41958, 339, 30, 198, 198, 1589, 436, 253, 3605, 284, 43471, 3163, 43, 260, 5249, 6641, 281, 37002,
+    99, 1841, 2560, 418, 15373, 12752, 30, 198, 198, 1585, 19556, 1447, 1137, 4994, 30, 9117, 873, 506, 216,
+    35, 2428, 30,
+]  # fmt: skip
+GEMMA3_IDS = [
+    2, 43643, 564, 236761, 108, 1509, 691, 496, 4996, 532, 89373, 3446, 236793, 506, 6927, 11561, 528, 71383,
+    236751, 2192, 4533, 657, 33743, 20312, 236761, 108, 236913, 9259, 2130, 1176, 3186, 236761, 138695,
+    236789, 236751, 236743, 236800, 4690, 236761,
+]  # fmt: skip
+
+
+def test_smollm2_converts_to_its_own_tokenizer() -> None:
+    model = backend("smollm2")
+    tokenizer = model.tokenizer
+    assert tokenizer.encode(TEXT) == SMOLLM2_IDS
+    assert tokenizer.eos_token == "<|im_end|>" and model.encoder.start_token_id is None
+    assert tokenizer.decode(SMOLLM2_IDS) == TEXT
+    assert model.loaded.weights.endswith(f"-tf{transformers.__version__}")
+
+
+def test_gemma3_converts_to_its_own_tokenizer() -> None:
+    model = backend("gemma3")
+    tokenizer = model.tokenizer
+    assert tokenizer.encode(TEXT) == GEMMA3_IDS
+    assert (tokenizer.bos_token, tokenizer.eos_token) == ("<bos>", "<eos>")
+    assert model.encoder.start_token_id == 2
+    assert tokenizer.decode(GEMMA3_IDS[1:]) == TEXT
+    assert model.loaded.weights.endswith(f"-tf{transformers.__version__}")
