@@ -5,8 +5,13 @@ and split Gemma's text otherwise). A converted folder names the release that con
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import transformers
 
+from longread.models.errors import ModelLoadError
+from longread.models.hf.loading import load_gguf, smollm2_gguf_path
 from tests.models_fixtures import backend
 
 TEXT = (
@@ -42,3 +47,16 @@ def test_gemma3_converts_to_its_own_tokenizer() -> None:
     assert model.encoder.start_token_id == 2
     assert tokenizer.decode(GEMMA3_IDS[1:]) == TEXT
     assert model.loaded.weights.endswith(f"-tf{transformers.__version__}")
+
+
+def test_a_transformers_that_reads_gguf_tokenizers_wrongly_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a transformers older than the measured floor, converting refuses before reading anything, and
+    names the way out; the cache it would have filled stays empty."""
+    monkeypatch.setenv("LONGREAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(transformers, "__version__", "5.2.0")
+    with pytest.raises(ModelLoadError, match=r"transformers 5\.2\.0 reads GGUF tokenizers wrongly") as info:
+        load_gguf(smollm2_gguf_path(), name="smollm2")
+    assert "hf:FOLDER" in str(info.value) and "cannot read this GGUF file" not in str(info.value)
+    assert not any((tmp_path / "cache" / "models").glob("smollm2-*/model.safetensors"))

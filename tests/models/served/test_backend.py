@@ -259,8 +259,10 @@ def test_the_report_of_both_runs_names_the_server_and_finds_them_in_agreement(
     files = build_report(list(chapterbreak_runs), tmp_path / "report")
     markdown = files.markdown.read_text()
     stored = json.loads((chapterbreak_runs[1] / "config.json").read_text())
-    server = stored["sessions"][0]["runtime"]["backend"]["server"]
-    assert server.startswith("vLLM ") or server[0].isdigit(), server
+    backend = stored["sessions"][0]["runtime"]["backend"]
+    server = backend["server"]
+    assert server[0].isdigit(), server  # vLLM's /version: its release
+    assert backend["client"].startswith("longread ")
     assert f"| server | not recorded | {server} |" in markdown
     # the same model (by name) on the same data and settings: its log-probs judged against the tolerance
     assert "6 shared rows; all 36 log-probs within the tolerance" in markdown

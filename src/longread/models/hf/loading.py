@@ -225,7 +225,33 @@ def load_folder(
     return model, tokenizer
 
 
+GGUF_READER_MIN = (5, 24)
+"""The oldest transformers whose GGUF reading gives the shipped models their own tokenizers (5.2.0 gives
+SmolLM2 a CodeLlama tokenizer with a BOS, and Gemma 3 other ids; releases between were not measured)."""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    numbers = []
+    for part in version.split(".")[:2]:
+        digits = "".join(char for char in part if char.isdigit())
+        numbers.append(int(digits or 0))
+    return tuple(numbers)
+
+
+def _check_gguf_reader(gguf: Path) -> None:
+    if _release(transformers.__version__) < GGUF_READER_MIN:
+        wanted = ".".join(map(str, GGUF_READER_MIN))
+        raise ModelLoadError(
+            gguf,
+            f"transformers {transformers.__version__} reads GGUF tokenizers wrongly (measured on the "
+            f"shipped models); converting needs transformers >= {wanted}",
+            "convert it once in an environment with that transformers (`longread models --folder SPEC` "
+            "prints the folder it makes), then load that folder with `hf:FOLDER`",
+        )
+
+
 def _dequantise_gguf(gguf: Path, destination: Path) -> None:
+    _check_gguf_reader(gguf)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     # A GGUF-loaded model refuses save_pretrained; a fresh model with its weights does not. Its config
@@ -268,6 +294,8 @@ def load_gguf(
     def build(tmp: Path) -> None:
         try:
             _dequantise_gguf(gguf, tmp)
+        except ModelLoadError:
+            raise
         except Exception as exc:
             raise ModelLoadError(
                 gguf,
@@ -306,6 +334,8 @@ def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
         try:
             gguf = Path(package.assemble(parts / str(package.MODEL_NAME)))
             _dequantise_gguf(gguf, tmp)
+        except ModelLoadError:
+            raise
         except Exception as exc:
             raise ModelLoadError(
                 GEMMA3_PACKAGE,

@@ -10,10 +10,12 @@ once; the answers come back in request order.
 from __future__ import annotations
 
 import logging
+import platform
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
+import longread
 from longread.models.errors import ContextTooLongError, FatalBackendError
 from longread.models.prompt_fit import FittedPrompt, fit_document_prompt
 from longread.models.requests import (
@@ -278,6 +280,8 @@ class ServedBackend:
             # The server's own version, when its /version answered at start (a transient failure there
             # must not change the run's identity, so it is recorded here, not hashed).
             "server": self.server or "unknown (/version did not answer)",
+            # The client side: longread's own OpenAI-protocol client (no vLLM or openai package).
+            "client": f"longread {longread.__version__} (urllib, Python {platform.python_version()})",
         }
 
     def describe(self) -> dict[str, str]:
