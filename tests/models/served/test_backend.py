@@ -261,7 +261,7 @@ def test_the_report_of_both_runs_names_the_server_and_finds_them_in_agreement(
     stored = json.loads((chapterbreak_runs[1] / "config.json").read_text())
     backend = stored["sessions"][0]["runtime"]["backend"]
     server = backend["server"]
-    assert server[0].isdigit(), server  # vLLM's /version: its release
+    assert server.startswith("vllm "), server  # what longread read from the server's /version
     assert backend["client"].startswith("longread ")
     assert f"| server | not recorded | {server} |" in markdown
     # the same model (by name) on the same data and settings: its log-probs judged against the tolerance
@@ -500,15 +500,15 @@ def test_memory_probes_through_vllm_equal_the_local_model(
 
 
 def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tmp_path: Path) -> None:
-    """The calibration on a served model, small (10 instances; the local test, with 20, checks the
-    verdicts): the copy is planted in the served model's own tokens (its tokenizer counts them) and every
-    planted instance is answered right; dropping everything before the last 32 tokens brings the planted
-    run back to the unplanted one, keeping 224 changes none of its answers — a server that cut its context
-    could do neither. Ten pairs are too few for the claim rule (5 discordant: McNemar p = 2 / 2^5)."""
+    """The calibration on a served model, small (5 instances, one per bundled book; the local test, with
+    20, checks the verdicts): the copy is planted in the served model's own tokens (its tokenizer counts
+    them) and every planted instance is answered right; dropping everything before the last 32 tokens
+    brings the planted run back to the unplanted one, keeping 224 changes none of its answers — a server
+    that cut its context could do neither. Five pairs are too few for the claim rule (McNemar p ≥ 2 / 2^5)."""
     from longread.calibration.run import CalibrationPlan, run_calibration
     from tests.calibration.data import write_bundled
 
-    data = write_bundled(tmp_path / "cb.jsonl", per_book=2)
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=1)
     plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 224), copy_tokens=32)
     settings = {"prefix_lengths": "256", "suffix_tokens": "32"}
     files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
@@ -516,9 +516,9 @@ def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tm
     assert files.failed == 0
     rows = {(row.control, row.keep_last): row for row in files.rows}
     intact, reached, kept = rows[("intact", None)], rows[("none", 32)], rows[("none", 224)]
-    assert intact.paired == 10 and intact.planted == 1.0 and intact.planted_gain >= 0.3
-    discordant = round(intact.planted_gain * 10)  # every planted instance is right: only gains discord
+    assert intact.paired == 5 and intact.planted == 1.0 and intact.planted_gain >= 0.2  # 0.4 locally
+    discordant = round(intact.planted_gain * 5)  # every planted instance is right: only gains discord
     assert intact.p == pytest.approx(min(1.0, 2 / 2**discordant))
     assert reached.position == "perturbed" and reached.planted == reached.unplanted
-    assert reached.control_effect is not None and reached.control_effect <= -0.3
+    assert reached.control_effect is not None and reached.control_effect <= -0.2
     assert kept.position == "kept" and kept.planted == 1.0 and kept.control_effect == 0.0
