@@ -239,11 +239,12 @@ def _release(version: str) -> tuple[int, ...]:
 
 
 def _check_gguf_reader(gguf: Path) -> None:
-    if _release(transformers.__version__) < GGUF_READER_MIN:
+    version = transformers_version()
+    if _release(version) < GGUF_READER_MIN:
         wanted = ".".join(map(str, GGUF_READER_MIN))
         raise ModelLoadError(
             gguf,
-            f"transformers {transformers.__version__} reads GGUF tokenizers wrongly (measured on the "
+            f"transformers {version} reads GGUF tokenizers wrongly (measured on the "
             f"shipped models); converting needs transformers >= {wanted}",
             "convert it once in an environment with that transformers (`longread models --folder SPEC` "
             "prints the folder it makes), then load that folder with `hf:FOLDER`",
@@ -265,12 +266,17 @@ def _dequantise_gguf(gguf: Path, destination: Path) -> None:
     tokenizer.save_pretrained(destination)
 
 
+def transformers_version() -> str:
+    """The installed transformers release (what converts a GGUF here)."""
+    return str(transformers.__version__)
+
+
 def converted_by() -> str:
     """The part of a converted model's cache folder naming what converted it: GGUF reading (the tokenizer
     above all) changes between transformers releases — 5.2.0 builds a CodeLlama tokenizer that adds a BOS
     from SmolLM2's GGUF, and one that splits Gemma 3's text otherwise — so a folder converted by one
     release is never read as another's."""
-    return f"tf{transformers.__version__}"
+    return f"tf{transformers_version()}"
 
 
 def gguf_cache_folder(gguf: Path, name: str) -> Path:
