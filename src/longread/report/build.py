@@ -130,10 +130,11 @@ def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
     """The versions that differ between the runs and, for runs that asked the same question, whether
     their log-probs agree within the tolerance (:mod:`longread.report.versions`): report.md's paragraph
     and report.json's ``software``."""
-    differing = version_differences(runs) if len(runs) > 1 else []
+    recorded = [run_versions(run.path) for run in runs]
+    differing = version_differences(recorded) if len(runs) > 1 else []
     agreed = agreements(runs)
     summary = {
-        "versions": {run.label: run_versions(run.path) for run in runs},
+        "versions": {run.label: versions for run, versions in zip(runs, recorded, strict=True)},
         "differing": [d.name for d in differing],
         "agreement": [a.as_dict() for a in agreed],
     }

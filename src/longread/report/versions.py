@@ -96,9 +96,9 @@ def _stored(run_dir: Path) -> tuple[dict[str, Any], list[Mapping[str, Any]]]:
     return (dict(config) if isinstance(config, Mapping) else {}), sessions
 
 
-def version_differences(runs: Sequence[RunReport]) -> list[VersionDifference]:
-    """Every name whose version is not the same in all ``runs`` (a run that recorded none counts)."""
-    recorded = [run_versions(run.path) for run in runs]
+def version_differences(recorded: Sequence[dict[str, str]]) -> list[VersionDifference]:
+    """Every name whose version is not the same in all runs' ``run_versions`` (a run that recorded none
+    counts)."""
     names = sorted({name for versions in recorded for name in versions})
     differing = []
     for name in names:

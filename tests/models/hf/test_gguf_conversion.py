@@ -11,7 +11,7 @@ import pytest
 import transformers
 
 from longread.models.errors import ModelLoadError
-from longread.models.hf import loading
+from longread.models.hf import gguf_reader
 from longread.models.hf.loading import load_gguf, smollm2_gguf_path
 from tests.models_fixtures import backend
 
@@ -56,7 +56,7 @@ def test_a_transformers_that_reads_gguf_tokenizers_wrongly_is_refused(
     """Under a transformers older than the measured floor, converting refuses before reading anything, and
     names the way out; the cache it would have filled stays empty."""
     monkeypatch.setenv("LONGREAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(loading, "transformers_version", lambda: "5.2.0")
+    monkeypatch.setattr(gguf_reader, "transformers_version", lambda: "5.2.0")
     with pytest.raises(ModelLoadError, match=r"transformers 5\.2\.0 reads GGUF tokenizers wrongly") as info:
         load_gguf(smollm2_gguf_path(), name="smollm2")
     assert "hf:FOLDER" in str(info.value) and "cannot read this GGUF file" not in str(info.value)

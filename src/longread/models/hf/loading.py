@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import transformers
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -32,6 +31,7 @@ from transformers import (
 )
 
 from longread.models.errors import ModelLoadError, ModelSpecError
+from longread.models.hf.gguf_reader import check_gguf_reader, converted_by
 from longread.models.hf.model_cache import (
     _cache_is_complete,
     _file_fingerprint,
@@ -225,34 +225,8 @@ def load_folder(
     return model, tokenizer
 
 
-GGUF_READER_MIN = (5, 24)
-"""The oldest transformers whose GGUF reading gives the shipped models their own tokenizers (5.2.0 gives
-SmolLM2 a CodeLlama tokenizer with a BOS, and Gemma 3 other ids; releases between were not measured)."""
-
-
-def _release(version: str) -> tuple[int, ...]:
-    numbers = []
-    for part in version.split(".")[:2]:
-        digits = "".join(char for char in part if char.isdigit())
-        numbers.append(int(digits or 0))
-    return tuple(numbers)
-
-
-def _check_gguf_reader(gguf: Path) -> None:
-    version = transformers_version()
-    if _release(version) < GGUF_READER_MIN:
-        wanted = ".".join(map(str, GGUF_READER_MIN))
-        raise ModelLoadError(
-            gguf,
-            f"transformers {version} reads GGUF tokenizers wrongly (measured on the "
-            f"shipped models); converting needs transformers >= {wanted}",
-            "convert it once in an environment with that transformers (`longread models --folder SPEC` "
-            "prints the folder it makes), then load that folder with `hf:FOLDER`",
-        )
-
-
 def _dequantise_gguf(gguf: Path, destination: Path) -> None:
-    _check_gguf_reader(gguf)
+    check_gguf_reader(gguf)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     # A GGUF-loaded model refuses save_pretrained; a fresh model with its weights does not. Its config
@@ -264,19 +238,6 @@ def _dequantise_gguf(gguf: Path, destination: Path) -> None:
     rebuilt.load_state_dict(model.state_dict())
     rebuilt.save_pretrained(destination)
     tokenizer.save_pretrained(destination)
-
-
-def transformers_version() -> str:
-    """The installed transformers release (what converts a GGUF here)."""
-    return str(transformers.__version__)
-
-
-def converted_by() -> str:
-    """The part of a converted model's cache folder naming what converted it: GGUF reading (the tokenizer
-    above all) changes between transformers releases — 5.2.0 builds a CodeLlama tokenizer that adds a BOS
-    from SmolLM2's GGUF, and one that splits Gemma 3's text otherwise — so a folder converted by one
-    release is never read as another's."""
-    return f"tf{transformers_version()}"
 
 
 def gguf_cache_folder(gguf: Path, name: str) -> Path:

@@ -1,0 +1,50 @@
+"""Which transformers may convert a GGUF here, and how a converted folder names the release that made it.
+
+GGUF reading (the tokenizer above all) changes between transformers releases: 5.2.0 builds a CodeLlama
+tokenizer that adds a BOS from SmolLM2's GGUF, and splits Gemma 3's text into other ids than 5.24 does.
+So a converted folder carries the release that converted it (never read as another's), and converting
+under a release older than the measured floor is refused with the way out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import transformers
+
+from longread.models.errors import ModelLoadError
+
+GGUF_READER_MIN = (5, 24)
+"""The oldest transformers whose GGUF reading gives the shipped models their own tokenizers (5.2.0 gives
+SmolLM2 a CodeLlama tokenizer with a BOS, and Gemma 3 other ids; releases between were not measured)."""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    numbers = []
+    for part in version.split(".")[:2]:
+        digits = "".join(char for char in part if char.isdigit())
+        numbers.append(int(digits or 0))
+    return tuple(numbers)
+
+
+def check_gguf_reader(gguf: Path) -> None:
+    version = transformers_version()
+    if _release(version) < GGUF_READER_MIN:
+        wanted = ".".join(map(str, GGUF_READER_MIN))
+        raise ModelLoadError(
+            gguf,
+            f"transformers {version} reads GGUF tokenizers wrongly (measured on the "
+            f"shipped models); converting needs transformers >= {wanted}",
+            "convert it once in an environment with that transformers (`longread models --folder SPEC` "
+            "prints the folder it makes), then load that folder with `hf:FOLDER`",
+        )
+
+
+def transformers_version() -> str:
+    """The installed transformers release (what converts a GGUF here)."""
+    return str(transformers.__version__)
+
+
+def converted_by() -> str:
+    """The part of a converted model's cache folder naming the transformers release that converted it."""
+    return f"tf{transformers_version()}"
