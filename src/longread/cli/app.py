@@ -29,6 +29,7 @@ from longread.cli.export import export_app
 from longread.cli.info import info_app
 from longread.cli.interrupts import exit_code, received, signal_name, stop_on_signals
 from longread.cli.muld import muld_app
+from longread.cli.presses import presses_app
 from longread.cli.probe import probe_app
 from longread.cli.read import read_app
 from longread.cli.report import report_app
@@ -58,6 +59,7 @@ app.add_typer(env_app)  # longread env
 app.add_typer(report_app)  # longread report
 app.add_typer(ablate_app)  # longread ablate
 app.add_typer(calibrate_app)  # longread calibrate
+app.add_typer(presses_app)  # longread presses
 app.add_typer(read_app)  # longread read
 app.add_typer(demo_app)  # longread demo | demo-narrativexl
 app.add_typer(demo_long_app)  # longread demo-long

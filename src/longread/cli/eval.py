@@ -25,6 +25,7 @@ from longread.cli.options import (
     ModelOption,
     ModeOption,
     PrefillChunkOption,
+    PressOption,
     QuietOption,
     RayOption,
     RayWorkersOption,
@@ -34,6 +35,7 @@ from longread.cli.options import (
     fail,
     parse_lengths,
     parse_task_options,
+    press_from_options,
     ray_for_command,
 )
 from longread.cli.report import echo_plots
@@ -186,6 +188,7 @@ def eval_command(
     context: ContextOption = None,
     keep_last: KeepLastOption = None,
     save_inputs: SaveInputsOption = False,
+    press: PressOption = None,
 ) -> None:
     """Evaluate a model on a task: every sample logged, results per x-axis value with 95% intervals."""
     from longread.evaluation.runner import RunOptions
@@ -202,6 +205,7 @@ def eval_command(
     )
     asked_intact = (context if context is not None else settings.get("context")) == "intact"
     control = control_settings(settings, context, keep_last, sample_seed)
+    pressed = press_from_options(press, settings)
     run_options = RunOptions(
         limit=limit,
         sample=sample,
@@ -219,9 +223,9 @@ def eval_command(
         with ray_for_command(ray, ray_workers) as on_ray:
             load_backend = partial(backend_from_options, model, device=device, dtype=dtype, mode=mode,
                                    batch_size=batch_size, prefill_chunk=prefill_chunk, threads=threads,
-                                   max_length=max_length, ray=on_ray)  # fmt: skip
+                                   max_length=max_length, ray=on_ray, press=pressed)  # fmt: skip
             outcome, files = run_eval(task, settings, data, out, load_backend, run_options, control,
-                                      cut_left_intact=asked_intact)  # fmt: skip
+                                      cut_left_intact=asked_intact, press=pressed)  # fmt: skip
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM, SIGHUP: Ray is stopped by now
         from longread.runs.layout import SAMPLES_FILE
 
@@ -290,6 +294,7 @@ def run_eval(
     control: ControlSettings | None = None,
     *,
     cut_left_intact: bool = False,
+    press: Any = None,
 ) -> tuple[RunOutcome, ReportFiles]:
     """Make the task, load the model, run every sample into ``out`` and write its report; an error is
     printed with what to do, and the command exits with code 2. ``cut_left_intact`` (``--context intact``
@@ -302,6 +307,13 @@ def run_eval(
 
     try:
         chosen: Any = make_task(task, settings)  # a Task, or a ControlledTask wrapping one
+        if press is not None and reads_along(chosen):
+            from longread.models.press_spec import PressError
+
+            raise PressError(
+                f"press {press}: {task} reads each book along in chunks on one growing cache, and kvpress "
+                "compresses only a prefill from position 0; press the NarrativeXL summaries task instead"
+            )
         if control is not None and (not control.intact or (cut_left_intact and reads_along(chosen))):
             chosen = ControlledTask(chosen, control)
         outcome = run_task(chosen, data, load_backend(), out, options)

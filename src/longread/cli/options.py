@@ -114,6 +114,31 @@ def ray_from_options(value: str | None, workers: int | None) -> Any:
         raise typer.BadParameter(str(exc), param_hint="--ray") from None
 
 
+PressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--press",
+        help="Read every context under a kvpress KV-cache press, NAME[:RATIO] (e.g. snapkv:0.5; also "
+        "-o press=…); `longread presses --list` names them. Local models only, in the presses environment.",
+    ),
+]
+
+
+def press_from_options(press: str | None, settings: dict[str, str]) -> Any:
+    """The press ``--press`` (or ``-o press=…``, taken out of the task's settings) names, checked against
+    kvpress before any model loads; None without one."""
+    text = press if press is not None else settings.pop("press", None)
+    settings.pop("press", None)
+    if text is None:
+        return None
+    from longread.models.press_spec import PressError, parse_press
+
+    try:
+        return parse_press(text)
+    except PressError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--press") from None
+
+
 def backend_from_options(
     model: str,
     *,
@@ -125,6 +150,7 @@ def backend_from_options(
     threads: int | None,
     max_length: int | None = None,
     ray: Any = None,
+    press: Any = None,
 ) -> Any:
     """Load the model the shared options name (errors are ``LongreadError``s with what to do); with
     ``ray`` (``scaleout.ray_options.RayOptions``) as replicas on Ray, ``threads`` split between them."""
@@ -139,6 +165,8 @@ def backend_from_options(
         "threads": threads,
         "max_length": max_length,
     }
+    if press is not None:
+        options["press"] = press
     if ray is not None:
         from longread.scaleout.ray_backend import wrap_with_ray
 

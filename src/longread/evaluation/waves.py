@@ -189,7 +189,10 @@ def _store(
         progress.update(items=1, tokens=0)
         return
     tokens = 0 if reused else tokens_of(result)
-    run.append(row.model_dump(mode="json", exclude_none=False), tokens=tokens)
+    record = row.model_dump(mode="json", exclude_none=False)
+    # Under a KV-cache press: the press, its ratio and the cache it kept for this sample's context.
+    record.update(getattr(result, "kept_cache", None) or {})
+    run.append(record, tokens=tokens)
     if run.inputs is not None:
         run.inputs.append(inputs_line(sample.key, result))
     outcome.reused += int(reused)

@@ -33,6 +33,8 @@ class FittedPrompt:
     cut_side: str
     control: ControlRecord | None = None
     """What the prompt's context control did to the kept document (None: no control)."""
+    instruction_tokens: int = 0
+    """Tokens of the instruction at the end (what a press leaves uncompressed)."""
 
     @property
     def document_cut(self) -> bool:
@@ -98,4 +100,5 @@ def fit_document_prompt(
         document_tokens_kept=kept_tokens if record is None else len(kept),
         cut_side=prompt.cut,
         control=record,
+        instruction_tokens=len(tail),
     )

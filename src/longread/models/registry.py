@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal, cast
 
 from longread.models.errors import ModelSpecError
+from longread.models.press_spec import PressError, PressSpec
 from longread.models.requests import Backend, Ranker
 from longread.models.threads import set_threads
 
@@ -27,6 +28,7 @@ class BackendOptions:
     prefill_chunk: int = 512
     batch_size: int = 8
     max_length: int | None = None
+    press: PressSpec | None = None
 
 
 BackendFactory = Callable[[str, str, BackendOptions], Backend | Ranker]
@@ -61,6 +63,7 @@ def _hf_backend(spec: str, loaded_from: Callable[[], object], options: BackendOp
         max_length=options.max_length,
         device=options.device,
         dtype=options.dtype,
+        press=options.press,
     )
 
 
@@ -150,11 +153,13 @@ def load_backend(
     batch_size: int = 8,
     max_length: int | None = None,
     threads: int | None = None,
+    press: PressSpec | None = None,
 ) -> Backend | Ranker:
     """The backend a spec names, e.g. ``load_backend("smollm2")`` or ``load_backend("hf:/models/gpt2")``.
 
     ``batch_size`` bounds the continuations scored in one forward; ``max_length``
-    overrides the model's window (as lm-eval's ``max_length``).
+    overrides the model's window (as lm-eval's ``max_length``); ``press`` reads every context under a
+    kvpress press (local Hugging Face models only: refused for any other kind before it loads).
     """
     kind, _, rest = spec.partition(":")
     factory = _FACTORIES.get(kind)
@@ -163,6 +168,8 @@ def load_backend(
         raise ModelSpecError(f"unknown model spec {spec!r}; known forms: {forms}")
     if mode not in ("shared", "naive"):
         raise ModelSpecError(f"unknown mode {mode!r}; use 'shared' or 'naive'")
+    if press is not None:
+        check_pressable(spec, press)
     set_threads(threads)
     options = BackendOptions(
         device=device,
@@ -171,8 +178,28 @@ def load_backend(
         prefill_chunk=prefill_chunk,
         batch_size=batch_size,
         max_length=max_length,
+        press=press,
     )
     return factory(spec, rest, options)
+
+
+def check_pressable(spec: str, press: PressSpec) -> None:
+    """Refuse (before anything loads) a press on a model whose cache kvpress cannot reach."""
+    kind = spec.partition(":")[0]
+    if kind not in PRESSABLE:
+        reason = _NOT_PRESSABLE.get(kind, "it is not a local Hugging Face model")
+        raise PressError(
+            f"press {press} on {spec!r}: {reason}; presses take a local model ({', '.join(PRESSABLE)})"
+        )
+
+
+PRESSABLE = ("smollm2", "gemma3", "hf", "gguf", "random")
+"""Spec kinds loaded as Hugging Face models in this process, whose KV cache a kvpress press can compress."""
+_NOT_PRESSABLE = {
+    "openai": "a served model's KV cache lives in its server, out of kvpress's reach",
+    "suffixlm": "SuffixLM ranks with its own encoder and has no KV cache",
+    "style": "a same-author pair classifier has no KV cache",
+}
 
 
 def _style(spec: str, rest: str, options: BackendOptions) -> Backend | Ranker:

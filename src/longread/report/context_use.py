@@ -77,13 +77,18 @@ def _number(value: float) -> str:
     return f"{value:+.2f}".replace("-", "−")
 
 
+USES = ("the model uses the distant context", "the model does better without it")
+
+
 def sentence(control: str, keep_last: int, metric: str, difference: float, low: float, high: float,
-             p: float | None, higher_is_better: bool, paired: int = MIN_PAIRED) -> str:  # fmt: skip
+             p: float | None, higher_is_better: bool, paired: int = MIN_PAIRED, *, what: str | None = None,
+             meanings: tuple[str, str] = USES) -> str:  # fmt: skip
     """One quotable sentence on one paired difference (values as fractions for right/wrong metrics),
     by the rule of :mod:`longread.metrics.claims`: an effect needs the interval to exclude 0 and, for a
-    right/wrong metric, McNemar's p < 0.05; a null says what size it rules out."""
+    right/wrong metric, McNemar's p < 0.05; a null says what size it rules out. ``what`` names the change
+    (default: the control); ``meanings``: what a worse and a better score mean."""
     part = "the whole context" if keep_last == 0 else f"everything before the last {keep_last:,} tokens"
-    what = f"{VERBS.get(control, control)} {part}"
+    what = what or f"{VERBS.get(control, control)} {part}"
     interval = f"{_number(difference)} [{_number(low)}, {_number(high)}]"
     said = claim(low, high, p, paired)
     p_part = "" if p is None else f", {p_text(p)}"
@@ -103,7 +108,7 @@ def sentence(control: str, keep_last: int, metric: str, difference: float, low: 
     worse = (difference < 0) == higher_is_better
     near, far = sorted((abs(low), abs(high)))
     size = f"{abs(difference):.2f} [{near:.2f}, {far:.2f}]"
-    meaning = "the model uses the distant context" if worse else "the model does better without it"
+    meaning = meanings[0] if worse else meanings[1]
     return f"{what} {verb} {metric} by {size}{'' if p is None else f' ({p_text(p)})'}: {meaning}"
 
 

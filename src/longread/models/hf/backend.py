@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from longread.models.errors import BadRequestError, ContextTooLongError
 from longread.models.hf.batch_generate import TIE_MARGIN, Decoded, Decoding, generate_batch, generate_one
 from longread.models.hf.loading import LoadedModel, resolve_max_length
+from longread.models.hf.pressed.runner import PressRunner
+from longread.models.hf.prompts import prepare_decoding
 from longread.models.hf.read_along import READ_ALONG_MODES, ReadAlongEngine, ReadAlongMode
 from longread.models.hf.shared_prefix import (
     DEFAULT_TOKEN_BUDGET,
@@ -18,13 +19,12 @@ from longread.models.hf.shared_prefix import (
     score_group_naive,
     score_group_shared,
 )
-from longread.models.prompt_fit import FittedPrompt, fit_document_prompt
+from longread.models.press_spec import PressError, PressSpec
+from longread.models.prompt_fit import FittedPrompt
 from longread.models.requests import (
     LANGUAGE_MODEL_CAPABILITIES,
     READ_ALONG,
-    ChatPrompt,
     ContinuationScore,
-    DocumentPrompt,
     GenerateRequest,
     GenerateResult,
     LoglikelihoodRequest,
@@ -37,7 +37,7 @@ from longread.models.requests import (
 )
 from longread.models.tokens import (
     encode_request,
-    keep_last_text_tokens,
+    question_tokens,
     rolling_windows,
     start_length,
     text_token_count,
@@ -107,6 +107,7 @@ class HFBackend:
         dtype: str = "float32",
         generate_batch_size: int = 8,
         read_along_mode: ReadAlongMode = "session",
+        press: PressSpec | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -132,6 +133,19 @@ class HFBackend:
         """Generation requests decoded together: pass at least this many per ``generate`` call."""
         self.regenerated_near_ties = 0
         """Batched rows redone one at a time because of a near tie (see ``TIE_MARGIN``)."""
+        self.pressing: PressRunner | None = None
+        """The KV-cache press every context is read under (None: the full cache)."""
+        self.use_press(press)
+
+    def use_press(self, press: PressSpec | None) -> None:
+        """Read every later context under ``press`` (None: the full cache); the model stays loaded."""
+        if press is not None and self.mode == "naive":
+            raise PressError(f"press {press}: a press reads the context once; --mode naive cannot take one")
+        self.pressing = PressRunner(self.model, press) if press is not None else None
+
+    def _refuse_press(self, what: str) -> None:
+        if self.pressing is not None:
+            raise PressError(f"press {self.pressing.spec}: {what}")
 
     # ------------------------------------------------------------ scoring
 
@@ -156,7 +170,20 @@ class HFBackend:
         results = []
         for request in requests:
             group = encode_request(self.encoder, request, self.max_length)
-            scores = self._score(group.context, group.continuations, progress)
+            kept = None
+            if self.pressing is None:
+                scores = self._score(group.context, group.continuations, progress)
+            else:
+                question = question_tokens(self.encoder, request, group.context[group.context_start_tokens :])
+                scores, record = self.pressing.score(
+                    group.context,
+                    group.continuations,
+                    question,
+                    batch_size=self.batch_size,
+                    token_budget=max(DEFAULT_TOKEN_BUDGET, self.prefill_chunk),
+                    progress=progress,
+                )
+                kept = record.fields()
             results.append(
                 LoglikelihoodResult(
                     scores=tuple(
@@ -175,6 +202,7 @@ class HFBackend:
                     context_tokens_kept=group.context_tokens_kept,
                     control=group.control,
                     read_ids=group.read_ids,
+                    kept_cache=kept,
                 )
             )
         return results
@@ -182,6 +210,9 @@ class HFBackend:
     def loglikelihood_rolling(
         self, requests: Sequence[RollingRequest], progress: Progress | None = None
     ) -> list[RollingResult]:
+        self._refuse_press(
+            "a rolling log-likelihood (perplexity) has no context apart from its text to press"
+        )
         results = []
         start = self.encoder.start_token_id
         for request in requests:
@@ -200,6 +231,10 @@ class HFBackend:
     ) -> list[ReadAlongResult]:
         """Questions at reading positions; the reading state carries over between calls while the
         requests move forward in one reading (``read_along_mode="reread"``: rebuilt for every question)."""
+        self._refuse_press(
+            "a read-along reads the book in chunks and answers from that one growing cache; kvpress "
+            "compresses only a prefill from position 0, so it cannot press a reading (use the summaries task)"
+        )
         if self._read_along is None:
             self._read_along = ReadAlongEngine(
                 self.model,
@@ -214,64 +249,11 @@ class HFBackend:
 
     # ------------------------------------------------------------ generation
 
-    def _chat_ids(self, prompt: ChatPrompt) -> list[int]:
-        """The conversation rendered by the tokenizer's chat template, with the assistant's turn opened.
-
-        The rendered text is encoded by the one start-token rule: a template that already writes the
-        BOS (SmolLM2's ``<|im_start|>``, Gemma's ``<bos>``) gets no second one.
-        """
-        template = getattr(self.tokenizer, "chat_template", None)
-        if not template:
-            raise BadRequestError(
-                f"model {self.spec!r} ({self.name}) has no chat template, so a ChatPrompt cannot be "
-                "rendered; use an instruct model with a template, or pass the prompt as plain text"
-            )
-        text = self.tokenizer.apply_chat_template(
-            prompt.as_messages(), tokenize=False, add_generation_prompt=True
-        )
-        ids = self.encoder.encode(str(text))
-        start = self.tokenizer.bos_token_id
-        if isinstance(start, int) and ids[:2] == [start, start]:
-            ids = ids[1:]  # never two start tokens
-        return ids
-
     def _prepare(self, request: GenerateRequest) -> tuple[Decoding, FittedPrompt | None]:
         """The prompt's token ids fitted to the window, and (document tokens before, after) for a document."""
-        room = self.max_length - request.max_tokens
-        if room < 1:
-            raise ContextTooLongError(
-                f"max_tokens={request.max_tokens} leaves no room for a prompt in the model's window of "
-                f"{self.max_length} tokens; lower max_tokens"
-            )
-        document: FittedPrompt | None = None
-        if isinstance(request.prompt, DocumentPrompt):
-            # Only the document is cut, from the side the task named; the instruction never is.
-            fitted = fit_document_prompt(
-                request.prompt, self.encoder.encode_plain, room, bos_id=self.encoder.start_token_id
-            )
-            prompt = list(fitted.token_ids) or [self.encoder.prefix_token_id]
-            document = fitted
-        elif isinstance(request.prompt, ChatPrompt):
-            prompt = self._chat_ids(request.prompt)
-            if len(prompt) > room:
-                raise ContextTooLongError(
-                    f"the chat prompt has {len(prompt)} tokens and max_tokens={request.max_tokens} leaves "
-                    f"{room} of the model's {self.max_length}; a chat prompt is never cut — shorten the "
-                    "message or lower max_tokens"
-                )
-        else:
-            prompt = self.encoder.encode(request.prompt) or [self.encoder.prefix_token_id]
-            # Keep the end of the prompt (as lm-eval), and the start token in front of it (unlike lm-eval).
-            start = self.encoder.start_token_id
-            prompt = keep_last_text_tokens(prompt, room - start_length(prompt, start), start)
-        decoding = Decoding(
-            prompt=tuple(prompt),
-            max_tokens=request.max_tokens,
-            stop=request.stop,
-            temperature=request.temperature,
-            seed=request.seed,
+        return prepare_decoding(
+            request, self.tokenizer, self.encoder, self.max_length, f"{self.spec!r} ({self.name})"
         )
-        return decoding, document
 
     @property
     def pad_token_id(self) -> int:
@@ -289,6 +271,8 @@ class HFBackend:
         :mod:`longread.models.hf.batch_generate`).
         """
         prepared = [self._prepare(request) for request in requests]
+        if self.pressing is not None:
+            return [self._generate_pressed(decoding, document, progress) for decoding, document in prepared]
         decoded: list[Decoded | None] = [None] * len(prepared)
         order = sorted(range(len(prepared)), key=lambda i: -len(prepared[i][0].prompt))
         for start in range(0, len(order), self.preferred_batch):
@@ -310,23 +294,40 @@ class HFBackend:
                     output = self._generate_single(prepared[i][0], progress)
                 decoded[i] = output
         results = []
-        start_id = self.encoder.start_token_id
         for (decoding, document), maybe in zip(prepared, decoded, strict=True):
             assert maybe is not None
-            output = maybe
-            results.append(
-                GenerateResult(
-                    text=output.text,
-                    n_prompt_tokens=len(decoding.prompt),
-                    n_generated_tokens=output.n_generated_tokens,
-                    stopped_by=output.stopped_by,
-                    document_tokens_original=document.document_tokens_original if document else None,
-                    document_tokens_kept=document.document_tokens_kept if document else None,
-                    control=document.control if document else None,
-                    prompt_ids=tuple(decoding.prompt[start_length(decoding.prompt, start_id) :]),
-                )
-            )
+            results.append(self._result(decoding, document, maybe, None))
         return results
+
+    def _result(
+        self, decoding: Decoding, document: FittedPrompt | None, output: Decoded, kept: dict[str, Any] | None
+    ) -> GenerateResult:
+        start_id = self.encoder.start_token_id
+        return GenerateResult(
+            text=output.text,
+            n_prompt_tokens=len(decoding.prompt),
+            n_generated_tokens=output.n_generated_tokens,
+            stopped_by=output.stopped_by,
+            document_tokens_original=document.document_tokens_original if document else None,
+            document_tokens_kept=document.document_tokens_kept if document else None,
+            control=document.control if document else None,
+            prompt_ids=tuple(decoding.prompt[start_length(decoding.prompt, start_id) :]),
+            kept_cache=kept,
+        )
+
+    def _generate_pressed(
+        self, decoding: Decoding, document: FittedPrompt | None, progress: Progress | None
+    ) -> GenerateResult:
+        """One prompt, its document pressed and its instruction read uncompressed."""
+        assert self.pressing is not None
+        if document is None:
+            raise PressError(
+                f"press {self.pressing.spec}: only a document prompt says which part is context to press "
+                "and which the instruction (a plain or chat prompt does not)"
+            )
+        pressed = len(decoding.prompt) - document.instruction_tokens
+        output, kept = self.pressing.generate(self.tokenizer, decoding, pressed, progress)
+        return self._result(decoding, document, output, kept.fields())
 
     def _generate_single(self, decoding: Decoding, progress: Progress | None) -> Decoded:
         return generate_one(
@@ -377,4 +378,6 @@ class HFBackend:
             facts["adds_bos"] = "true"
             facts["bos_kept"] = "true"  # every cut keeps it at position 0; budgets count the text after it
             facts["bos_token_id"] = str(start)
+        if self.pressing is not None:
+            facts.update(self.pressing.describe())
         return facts

@@ -48,3 +48,18 @@ def transformers_version() -> str:
 def converted_by() -> str:
     """The part of a converted model's cache folder naming the transformers release that converted it."""
     return f"tf{transformers_version()}"
+
+
+def converted_folder(stem: Path) -> Path:
+    """The cache folder of a GGUF (``stem`` is the folder's path without its release tag) this install
+    reads: the one the installed release makes, or, under a release older than the floor (which may not
+    convert, e.g. the presses' environment), the newest folder a release at or above the floor made."""
+    own = stem.with_name(f"{stem.name}-{converted_by()}")
+    if _release(transformers_version()) >= GGUF_READER_MIN or own.exists():
+        return own
+    made = [
+        (_release(folder.name.rsplit("-tf", 1)[1]), folder)
+        for folder in stem.parent.glob(f"{stem.name}-tf*")
+        if folder.is_dir() and _release(folder.name.rsplit("-tf", 1)[1]) >= GGUF_READER_MIN
+    ]
+    return max(made)[1] if made else own

@@ -31,7 +31,7 @@ from transformers import (
 )
 
 from longread.models.errors import ModelLoadError, ModelSpecError
-from longread.models.hf.gguf_reader import check_gguf_reader, converted_by
+from longread.models.hf.gguf_reader import check_gguf_reader, converted_folder
 from longread.models.hf.model_cache import (
     _cache_is_complete,
     _file_fingerprint,
@@ -241,7 +241,7 @@ def _dequantise_gguf(gguf: Path, destination: Path) -> None:
 
 
 def gguf_cache_folder(gguf: Path, name: str) -> Path:
-    return cache_root() / "models" / f"{name}-{_file_fingerprint([gguf])}-{converted_by()}"
+    return converted_folder(cache_root() / "models" / f"{name}-{_file_fingerprint([gguf])}")
 
 
 def load_gguf(
@@ -290,7 +290,7 @@ def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
             f"run `{GEMMA3_INSTALL}`",
         ) from exc
     digest = str(package.EXPECTED_SHA256)[:16]
-    folder = cache_root() / "models" / f"gemma3-270m-{digest}-{converted_by()}"
+    folder = converted_folder(cache_root() / "models" / f"gemma3-270m-{digest}")
 
     def load(path: Path) -> LoadedModel:
         model, tokenizer = load_folder(path, dtype=dtype, device=device)

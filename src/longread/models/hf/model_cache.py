@@ -39,12 +39,44 @@ def cache_root() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "longread"
 
 
+FINGERPRINTS = "fingerprints.json"
+"""Content digests already computed, by file (path, size, mtime): each file is hashed once per install."""
+
+
 def _file_fingerprint(paths: list[Path]) -> str:
+    """The weights' identity: their names and contents (not where or when they were installed), so the
+    same model in two environments — the project's and the presses' — has one fingerprint and one
+    converted folder."""
     digest = hashlib.sha256()
-    for path in sorted(paths):
-        stat = path.stat()
-        digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    for path in sorted(paths, key=lambda p: p.name):
+        digest.update(f"{path.name}:{_content_digest(path)}\n".encode())
     return digest.hexdigest()[:16]
+
+
+def _content_digest(path: Path) -> str:
+    stat = path.stat()
+    key = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+    memo_path = cache_root() / FINGERPRINTS
+    try:
+        memo = json.loads(memo_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        memo = {}
+    if isinstance(memo, dict) and isinstance(memo.get(key), str):
+        return str(memo[key])
+    content = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            content.update(block)
+    memo = memo if isinstance(memo, dict) else {}
+    memo[key] = content.hexdigest()
+    try:
+        memo_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo_path.with_name(f"{FINGERPRINTS}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(memo, indent=0, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, memo_path)
+    except OSError:
+        pass  # only a memo: the digest is computed again next time
+    return str(memo[key])
 
 
 def _cache_is_complete(folder: Path) -> bool:

@@ -7,8 +7,9 @@ Only a :class:`DocumentPrompt`'s document is ever cut to fit the window; a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from longread.models.requests.control import ContextControl, ControlRecord
 from longread.models.requests.schema import SCHEMA_VERSION, _positive_or_none
@@ -126,4 +127,6 @@ class GenerateResult:
     """What the document prompt's context control did (None: it had none)."""
     prompt_ids: tuple[int, ...] | None = field(default=None, compare=False)
     """The prompt as read, without its start token (None: a chat prompt a server rendered)."""
+    kept_cache: Mapping[str, Any] | None = field(default=None, compare=False)
+    """Under a KV-cache press: the press, its ratio and the cache it kept (the row's fields)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)

@@ -8,7 +8,9 @@ windows of the model's length, as lm-evaluation-harness does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from longread.models.requests.control import ContextControl, ControlRecord
 from longread.models.requests.schema import SCHEMA_VERSION, _positive_or_none
@@ -76,6 +78,8 @@ class LoglikelihoodResult:
     """What the request's context control did (None: the request had none)."""
     read_ids: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = field(default=None, compare=False)
     """(context as read without its start token, each continuation as scored): ``--save-inputs``."""
+    kept_cache: Mapping[str, Any] | None = field(default=None, compare=False)
+    """Under a KV-cache press: the press, its ratio and the cache it kept (the row's fields)."""
     schema_version: int = field(default=SCHEMA_VERSION, compare=False)
 
 

@@ -1,0 +1,152 @@
+"""Scoring and decoding on a pressed context: the question read uncompressed on top, then the candidates
+packed into one row (each sees the kept context, the question and, causally, only itself), or tokens
+generated one at a time; every forward with true positions and a mask per layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers.cache_utils import Cache, DynamicCache
+
+from longread.models.hf.batch_generate import Decoded, Decoding, RowState
+from longread.models.hf.cache_argument import cache_keyword, with_cache
+from longread.models.hf.pressed.layer_masks import MaskPlan, masks_per_layer
+from longread.models.hf.pressed.prefill import KeptCache, pressed_prefill
+from longread.models.hf.shared_prefix import (
+    TokenScore,
+    _gather_scores,
+    _ReadOnlyPrefixLayer,
+    _sub_batches,
+)
+from longread.models.hf.sliced_logits import chosen_scores, last_hidden, slices_supported
+from longread.models.press_spec import PressSpec
+from longread.models.requests import Progress
+
+
+@dataclass(slots=True)
+class PressedRead:
+    """A context read under a press and whatever was read after it."""
+
+    cache: DynamicCache
+    read: int
+    """Tokens read so far (true positions 0 … read - 1)."""
+    kept: KeptCache
+
+
+def _device(model: PreTrainedModel) -> torch.device:
+    return next(model.parameters()).device
+
+
+@torch.inference_mode()
+def read_pressed(
+    model: PreTrainedModel,
+    pressed: Sequence[int],
+    after: Sequence[int],
+    press: Any,
+    spec: PressSpec,
+    progress: Progress | None = None,
+) -> PressedRead:
+    """``pressed`` read under the press, then ``after`` (the question) read uncompressed on top."""
+    cache, kept = pressed_prefill(model, pressed, press, spec)
+    if progress is not None:
+        progress(len(pressed))
+    state = PressedRead(cache, len(pressed), kept)
+    if after:
+        extend(model, state, after)
+        if progress is not None:
+            progress(len(after))
+    return state
+
+
+@torch.inference_mode()
+def extend(model: PreTrainedModel, state: PressedRead, ids: Sequence[int], *, logits: bool = False) -> Any:
+    """Read ``ids`` on top of the cache (it grows); with ``logits``, the last position's vocabulary logits."""
+    plan = MaskPlan.one_segment(state.read, len(ids))
+    with masks_per_layer(model, plan) as placeholder:
+        inputs = {
+            "input_ids": torch.tensor([list(ids)], dtype=torch.long, device=_device(model)),
+            "attention_mask": placeholder,
+            "position_ids": torch.tensor([list(plan.positions)], dtype=torch.long, device=_device(model)),
+            "use_cache": True,
+        }
+        if logits:
+            out = model(**inputs, **with_cache(model, state.cache), logits_to_keep=1).logits[0, -1]
+        else:
+            model.base_model(**inputs, **with_cache(model.base_model, state.cache))
+            out = None
+    state.read += len(ids)
+    return out
+
+
+def _read_only(cache: DynamicCache) -> Cache:
+    layers: list[Any] = []
+    layer: Any
+    for layer in cache.layers:
+        assert layer.keys is not None and layer.values is not None
+        layers.append(_ReadOnlyPrefixLayer(layer.keys, layer.values))
+    return Cache(layers=layers)
+
+
+@torch.inference_mode()
+def score_pressed(
+    model: PreTrainedModel,
+    state: PressedRead,
+    last_token: int,
+    continuations: Sequence[Sequence[int]],
+    *,
+    batch_size: int,
+    token_budget: int,
+    progress: Progress | None = None,
+) -> list[TokenScore]:
+    """Log P(continuation | what was read + ``last_token``) for each; the cache is never changed."""
+    lengths = [len(c) for c in continuations]
+    sliced = slices_supported(model)
+    scores: list[TokenScore] = []
+    for group in _sub_batches(lengths, batch_size, token_budget):
+        members = [continuations[i] for i in group]
+        fed = [token for continuation in members for token in (last_token, *continuation[:-1])]
+        plan = MaskPlan.packed(state.read, [len(c) for c in members])
+        with masks_per_layer(model, plan) as placeholder:
+            inputs = {
+                "input_ids": torch.tensor([fed], dtype=torch.long, device=_device(model)),
+                "attention_mask": placeholder,
+                "position_ids": torch.tensor([list(plan.positions)], dtype=torch.long, device=_device(model)),
+                cache_keyword(model): _read_only(state.cache),
+                "use_cache": True,
+            }
+            outputs = last_hidden(model, **inputs) if sliced else model(**inputs).logits[0]
+        start = 0
+        for continuation in members:
+            rows = outputs[start : start + len(continuation)]
+            logprob, greedy = (
+                chosen_scores(model, rows, continuation) if sliced else _gather_scores(rows, continuation)
+            )
+            scores.append(TokenScore(logprob, greedy))
+            start += len(continuation)
+        if progress is not None:
+            progress(sum(len(c) for c in members))
+    return scores
+
+
+@torch.inference_mode()
+def decode_pressed(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    state: PressedRead,
+    decoding: Decoding,
+    progress: Progress | None = None,
+) -> Decoded:
+    """Feed ``decoding.prompt[-1]`` on the pressed read, then one token per forward until eos, a stop
+    string or ``max_tokens`` (the cache grows; what the press kept stays as it kept it)."""
+    row = RowState(decoding, tokenizer, tokenizer.eos_token_id)
+    next_id: int | None = decoding.prompt[-1]
+    while next_id is not None:
+        logits = extend(model, state, [next_id], logits=True)
+        if progress is not None:
+            progress(1)
+        next_id = row.step(logits)
+    return row.result()

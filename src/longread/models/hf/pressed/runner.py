@@ -1,0 +1,91 @@
+"""A local model's press: checked once on the model, then used for every request of a run.
+
+What is pressed is the context only, as in kvpress's pipeline: a log-likelihood request's context minus
+its question (``question_chars``) and its last token; a document prompt's tokens up to the end of the
+document (the instruction after it is read uncompressed). The compressed context is read once and shared
+by all of a request's candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from longread.models.hf.batch_generate import Decoded, Decoding
+from longread.models.hf.pressed.prefill import KeptCache, pressed_prefill
+from longread.models.hf.pressed.reading import decode_pressed, read_pressed, score_pressed
+from longread.models.hf.shared_prefix import TokenScore
+from longread.models.press_spec import PressError, PressSpec, build_press, kvpress_version
+from longread.models.requests import Progress
+
+CHECK_TOKENS = 96
+"""Tokens of a first, throw-away pressed read that proves the press runs on this model before a run."""
+
+
+class PressRunner:
+    def __init__(self, model: PreTrainedModel, spec: PressSpec) -> None:
+        implementation = model.config._attn_implementation
+        if implementation not in ("sdpa", "eager"):
+            raise PressError(
+                f"press {spec}: the model uses the {implementation!r} attention; a pressed cache is read "
+                "with 'sdpa' or 'eager'"
+            )
+        self.model = model
+        self.spec = spec
+        self.press = build_press(spec)
+        self.version = kvpress_version() or "unknown"
+        # kvpress's own failures (a press that needs another model's files, a rotary embedding it cannot
+        # read) show before the run, not as every sample's error.
+        vocabulary = int(model.config.vocab_size)
+        pressed_prefill(model, [i % vocabulary for i in range(1, CHECK_TOKENS + 1)], self.press, spec)
+
+    def describe(self) -> dict[str, str]:
+        """The press as part of the model's identity (hashed into the run's config)."""
+        return {"press": str(self.spec), "kvpress": self.version}
+
+    def score(
+        self,
+        context: Sequence[int],
+        continuations: Sequence[Sequence[int]],
+        question: int,
+        *,
+        batch_size: int,
+        token_budget: int,
+        progress: Progress | None,
+    ) -> tuple[list[TokenScore], KeptCache]:
+        """Scores of ``continuations`` after ``context``, whose last ``question`` tokens are not pressed."""
+        unpressed = max(question, 1)
+        if unpressed >= len(context):
+            raise PressError(
+                f"press {self.spec}: the context ({len(context)} tokens) is all question; nothing to press"
+            )
+        cut = len(context) - unpressed
+        state = read_pressed(self.model, context[:cut], context[cut:-1], self.press, self.spec, progress)
+        scores = score_pressed(
+            self.model,
+            state,
+            context[-1],
+            continuations,
+            batch_size=batch_size,
+            token_budget=token_budget,
+            progress=progress,
+        )
+        return scores, state.kept
+
+    def generate(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        decoding: Decoding,
+        pressed: int,
+        progress: Progress | None,
+    ) -> tuple[Decoded, KeptCache]:
+        """Decode ``decoding`` with its first ``pressed`` prompt tokens read under the press."""
+        prompt = decoding.prompt
+        pressed = min(pressed, len(prompt) - 1)
+        if pressed < 1:
+            raise PressError(f"press {self.spec}: the prompt has no context before its instruction to press")
+        state = read_pressed(
+            self.model, prompt[:pressed], prompt[pressed:-1], self.press, self.spec, progress
+        )
+        return decode_pressed(self.model, tokenizer, state, decoding, progress), state.kept
