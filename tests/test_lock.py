@@ -19,6 +19,7 @@ from longread.runs.lock_file import canonical, differences, installed, installed
 from tests.helpers import REPO_ROOT
 
 LOCK, VLLM_LOCK = REPO_ROOT / "locks" / "main.txt", REPO_ROOT / "locks" / "vllm.txt"
+PRESSES_LOCK = REPO_ROOT / "locks" / "presses.txt"
 
 
 def test_the_suite_runs_on_exactly_the_locked_versions() -> None:
@@ -29,6 +30,14 @@ def test_the_suite_runs_on_exactly_the_locked_versions() -> None:
 
 def test_the_vllm_venv_is_its_lock() -> None:
     assert differences(installed(vllm_python()), read(VLLM_LOCK)) == []
+
+
+def test_the_presses_venv_is_its_lock_with_kvpress_and_the_transformers_it_accepts() -> None:
+    from tests.presses import presses_python
+
+    pinned = read(PRESSES_LOCK)
+    assert differences(installed(str(presses_python())), pinned) == []
+    assert pinned["kvpress"] == "0.5.5" and pinned["transformers"] == "5.2.0"
 
 
 def _requirements(extras: bool = True) -> list[Requirement]:

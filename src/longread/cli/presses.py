@@ -38,7 +38,10 @@ PressesOption = Annotated[
     ),
 ]
 RatiosOption = Annotated[
-    str, typer.Option("--ratios", help="Compression ratios, comma-separated, each in (0, 1).")
+    str,
+    typer.Option(
+        "--ratios", help="Compression ratios, comma-separated, each in [0, 1) (the full cache is always run)."
+    ),
 ]
 PressesOutOption = Annotated[
     Path | None, typer.Option("--out", help="Folder for the runs and presses.md/.json/.png.")
@@ -68,8 +71,8 @@ def _plan(presses: str, ratios: str) -> list[Any]:
         values = [float(r) for r in parse_list(ratios, "ratio")]
     except ValueError:
         raise typer.BadParameter(f"--ratios takes numbers, e.g. 0.25,0.5,0.75; got {ratios!r}") from None
-    if any(not 0 < value < 1 for value in values):
-        raise typer.BadParameter("each ratio must be in (0, 1): the full cache (ratio 0) is always run")
+    if any(not 0 <= value < 1 for value in values):
+        raise typer.BadParameter("each ratio must be in [0, 1) (0: the press's no-op, against the full one)")
     try:
         return [parse_press(f"{name}:{value}") for name in parse_list(presses, "press") for value in values]
     except PressError as exc:

@@ -169,7 +169,7 @@ def load_backend(
     if mode not in ("shared", "naive"):
         raise ModelSpecError(f"unknown mode {mode!r}; use 'shared' or 'naive'")
     if press is not None:
-        check_pressable(spec, press)
+        check_pressable(spec, press, mode)
     set_threads(threads)
     options = BackendOptions(
         device=device,
@@ -183,8 +183,10 @@ def load_backend(
     return factory(spec, rest, options)
 
 
-def check_pressable(spec: str, press: PressSpec) -> None:
+def check_pressable(spec: str, press: PressSpec, mode: str = "shared") -> None:
     """Refuse (before anything loads) a press on a model whose cache kvpress cannot reach."""
+    if mode != "shared":
+        raise PressError(f"press {press}: a press reads the context once; --mode {mode} cannot take one")
     kind = spec.partition(":")[0]
     if kind not in PRESSABLE:
         reason = _NOT_PRESSABLE.get(kind, "it is not a local Hugging Face model")

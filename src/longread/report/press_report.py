@@ -197,6 +197,7 @@ def write_presses(runs: Sequence[PressRun], out: Path, geometry: CacheGeometry |
                 "press": str(r.press) if r.press else None,
                 "path": str(r.path),
                 "failed": r.failed,
+                "refused": r.refused,
                 "cost": asdict(r.cost) if r.cost else None,
             }
             for r in runs

@@ -65,6 +65,10 @@ def read_pressed(
 @torch.inference_mode()
 def extend(model: PreTrainedModel, state: PressedRead, ids: Sequence[int], *, logits: bool = False) -> Any:
     """Read ``ids`` on top of the cache (it grows); with ``logits``, the last position's vocabulary logits."""
+    if not ids:
+        if logits:
+            raise ValueError("logits need at least one token to read")
+        return None
     plan = MaskPlan.one_segment(state.read, len(ids))
     with masks_per_layer(model, plan) as placeholder:
         inputs = {
