@@ -13,12 +13,14 @@ from tests.helpers import REPO_ROOT
 
 SMALL = [
     "--prefix-lengths", "256", "--distances", "128", "--keep-last", "32,224", "--copy-tokens", "32",
-    "-o", "suffix_tokens=32",
+    "-o", "suffix_tokens=16",
 ]  # fmt: skip
+"""The copy is 32 tokens and each candidate scored on its first 16: the planted opening decides; 15 instances
+(3 a book) give the horizon its p < 0.01 (measured: gain +0.80, p < 0.001)."""
 
 
 def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Path) -> None:
-    data = write_bundled(tmp_path / "cb.jsonl", per_book=4)
+    data = write_bundled(tmp_path / "cb.jsonl", per_book=3)
     out = tmp_path / "calibration"
     command = [
         sys.executable, "-m", "longread.cli", "calibrate", "chapterbreak", "--data", str(data), "--model",
@@ -30,7 +32,7 @@ def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Pa
     rows = {(row["control"], row["keep_last"]): row for row in report["rows"]}
     assert set(rows) == {("intact", None), ("none", 32), ("none", 224)}
     intact = rows[("intact", None)]
-    assert intact["paired"] == 20 and intact["books"] == 5
+    assert intact["paired"] == 15 and intact["books"] == 5
     assert intact["planted_gain"] >= 0.4 and intact["p"] < 0.01 and intact["verdict"] == "copies"
     for control in ("none",):
         assert rows[(control, 32)]["position"] == "perturbed" and rows[(control, 32)]["verdict"] == "detects"
@@ -41,7 +43,7 @@ def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Pa
     assert horizon["distance"] == 128 and horizon["prefix_length"] == 256
     # the planted data runs on its own, as the task's data
     planted = [json.loads(line) for line in (out / "planted.jsonl").read_text().splitlines()]
-    assert len(planted) == 20 and all(row["planted"]["distance"] == 128 for row in planted)
+    assert len(planted) == 15 and all(row["planted"]["distance"] == 128 for row in planted)
     markdown = (out / "calibration.md").read_text()
     assert "**detects**" in markdown and "copy horizon is at least 128 tokens" in markdown
     assert (out / "calibration.png").stat().st_size > 10_000

@@ -501,7 +501,7 @@ def test_memory_probes_through_vllm_equal_the_local_model(
 
 def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tmp_path: Path) -> None:
     """The calibration on a served model, small (5 instances, one per bundled book; the local test, with
-    20, checks the verdicts): the copy is planted in the served model's own tokens (its tokenizer counts
+    15, checks the verdicts): the copy is planted in the served model's own tokens (its tokenizer counts
     them) and every planted instance is answered right; dropping everything before the last 32 tokens
     brings the planted run back to the unplanted one, keeping 224 changes none of its answers — a server
     that cut its context could do neither. Five pairs are too few for the claim rule (McNemar p ≥ 2 / 2^5)."""
@@ -510,7 +510,7 @@ def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tm
 
     data = write_bundled(tmp_path / "cb.jsonl", per_book=1)
     plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 224), copy_tokens=32)
-    settings = {"prefix_lengths": "256", "suffix_tokens": "32"}
+    settings = {"prefix_lengths": "256", "suffix_tokens": "16"}
     files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
                             QUIET, count=served.count_tokens)  # fmt: skip
     assert files.failed == 0
