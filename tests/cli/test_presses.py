@@ -15,6 +15,7 @@ import pytest
 
 from longread.benchmarks.muld.builders.vlsp import build_vlsp
 from longread.models.tolerance import summed_logprob_tolerance
+from longread.report.load import load_runs
 from tests.benchmarks.narrativexl.test_task import _summaries_book
 from tests.calibration.data import write_bundled
 from tests.helpers import REPO_ROOT, copy_theses, needs_shared
@@ -87,6 +88,8 @@ def test_smollm2_press_zero_is_the_full_cache_to_the_bit_and_snapkv_keeps_half(
     assert all(run["cost"]["peak_rss_mb"] > 100 for run in report["runs"])
     config = json.loads((tmp_path / "snapkv-0.5" / "config.json").read_text())["config"]["model"]
     assert config["press"] == "snapkv:0.5" and config["kvpress"] == "0.5.5"
+    labels = [run.label for run in load_runs([tmp_path / "full", tmp_path / "snapkv-0.5"])]
+    assert labels == ["smollm2", "smollm2 (press snapkv:0.5)"]  # what `longread report` tables them as
     # resuming a run under another press is refused, naming both
     again = longread_in_presses("eval", "chapterbreak", "--data", str(chapterbreak), "--model", "smollm2",
                                 "--out", str(tmp_path / "snapkv-0.5"), "--press", "knorm:0.5", "--resume",

@@ -106,6 +106,8 @@ def load_run(run_dir: Path) -> RunReport:
     control = settings.get("context_control")
     if control and control != "intact":
         label = f"{label} ({control}, last {settings.get('keep_last', 0)} kept)"
+    if model.get("press"):  # a run under a KV-cache press (its identity holds the press)
+        label = f"{label} (press {model['press']})"
     chance = results.get("chance")
     common = {
         "path": run_dir,
