@@ -36,7 +36,7 @@ def chapterbreak(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_bundled(tmp_path_factory.mktemp("presses") / "cb.jsonl", per_book=1)
 
 
-def test_presses_are_listed_and_every_bad_one_is_refused_before_the_model_loads(
+def test_presses_are_listed_and_a_read_along_or_the_project_venv_is_refused_before_loading(
     chapterbreak: Path, tmp_path: Path
 ) -> None:
     listed = longread_in_presses("presses", "--list")
@@ -44,12 +44,12 @@ def test_presses_are_listed_and_every_bad_one_is_refused_before_the_model_loads(
     for name in ("snapkv", "knorm", "streaming_llm", "expected_attention", "tova", "pyramidkv"):
         assert f"  {name} " in listed.stdout
     base = ["eval", "chapterbreak", "--data", str(chapterbreak), "--out", str(tmp_path / "run")]
-    unknown = longread_in_presses(*base, "--model", "smollm2", "--press", "snapk:0.5")
-    assert unknown.returncode != 0 and "unknown press 'snapk'" in unknown.stderr
-    assert "streaming_llm" in unknown.stderr and "Loading weights" not in unknown.stderr
     read_along = longread_in_presses("eval", "narrativexl", "--data", str(tmp_path), "--model", "smollm2",
                                      "--out", str(tmp_path / "nxl"), "--press", "snapkv:0.5")  # fmt: skip
     assert read_along.returncode != 0 and "kvpress" in read_along.stderr and "summaries" in read_along.stderr
+    assert (
+        "Loading weights" not in read_along.stderr
+    )  # names and other refusals: tests/models/test_press_spec.py
     # the project's own environment has no kvpress: it says where presses run
     command = [sys.executable, "-m", "longread.cli", *base, "--model", "smollm2", "--press", "snapkv:0.5"]
     here = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
@@ -98,7 +98,7 @@ def test_smollm2_press_zero_is_the_full_cache_to_the_bit_and_snapkv_keeps_half(
 
 
 def test_gemma3_presses_its_global_layers_only_past_the_window(chapterbreak: Path, tmp_path: Path) -> None:
-    extra = ["--prefix-lengths", "768", "--limit", "3", "-o", "suffix_tokens=32", "--quiet"]
+    extra = ["--prefix-lengths", "768", "--limit", "2", "-o", "suffix_tokens=32", "--quiet"]
     report = _presses(chapterbreak, tmp_path, "gemma3", "snapkv,expected_attention", "0,0.5", *extra)
     full, zero, half = (_rows(tmp_path / name) for name in ("full", "snapkv-0", "snapkv-0.5"))
     for key, row in full.items():
