@@ -215,8 +215,9 @@ def _finite(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def plot_presses(rows: Sequence[PressRow], x_label: str, path: Path) -> Path:
-    """Per x value, the score against the ratio: one line per press (from the full cache at ratio 0), the
-    full cache dashed across, each pressed point with its interval's width around the full score."""
+    """Per x value, the score against the ratio: one line per press (from the full cache at ratio 0, each
+    press's points shifted a little sideways so that equal scores do not hide each other), the full cache
+    dashed across, each pressed point with its interval's width around the full score."""
     per_x = list(dict.fromkeys(str(r.x) for r in rows if r.x != ALL_X)) or [ALL_X]
     figure = Figure(figsize=(5.0 * len(per_x), 4.0), dpi=130, layout="constrained")
     axes = figure.subplots(1, len(per_x), squeeze=False)[0]
@@ -226,8 +227,12 @@ def plot_presses(rows: Sequence[PressRow], x_label: str, path: Path) -> Path:
             continue
         full = chosen[0].full
         axis.axhline(full, color="grey", linestyle="--", label="full cache")
-        for press in sorted({r.press for r in chosen}):
-            points = sorted((r.ratio, r.pressed, r.ci_low, r.ci_high) for r in chosen if r.press == press)
+        presses = sorted({r.press for r in chosen})
+        for index, press in enumerate(presses):
+            shift = (index - (len(presses) - 1) / 2) * 0.012  # lines that agree stay visible side by side
+            points = sorted(
+                (r.ratio + shift, r.pressed, r.ci_low, r.ci_high) for r in chosen if r.press == press
+            )
             ratios = [0.0, *(p[0] for p in points)]
             scores = [full, *(p[1] for p in points)]
             line = axis.plot(ratios, scores, marker="o", label=press)[0]
