@@ -25,15 +25,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from longread.report.press_runs import rss_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT.parent / "shared" / "corpus" / "gutenberg" / "pg1342.txt.gz"
-
-
-def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def child(model_spec: str, length: int, press_text: str | None) -> dict[str, Any]:
@@ -52,7 +47,7 @@ def child(model_spec: str, length: int, press_text: str | None) -> dict[str, Any
     ids = backend.encoder.encode(text)[:length]
     if len(ids) < length:
         raise SystemExit(f"{BOOK} has only {len(ids)} tokens")
-    loaded = _rss_mb()
+    loaded = rss_mb()
     torch.set_grad_enabled(False)
     if press_text is None:
         cache = prefill(model, ids, chunk=len(ids)).cache  # one forward, as a press reads it
@@ -61,7 +56,7 @@ def child(model_spec: str, length: int, press_text: str | None) -> dict[str, Any
         spec = parse_press(press_text)
         cache, kept = pressed_prefill(model, ids, build_press(spec), spec)
         per_layer = list(kept.per_layer)
-    held = _rss_mb()
+    held = rss_mb()
     config = model.config
     heads = int(getattr(config, "num_key_value_heads", None) or config.num_attention_heads)
     head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)

@@ -26,7 +26,7 @@ from longread.evaluation.registry import make_task
 from longread.files import atomic_save_png, atomic_write_text
 from longread.metrics.claims import CLAIM_RULE, claim
 from longread.report.context_use import sentence
-from longread.report.load import load_runs
+from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, PairedDifference, paired_differences
 from longread.report.press_runs import PressRun
 from longread.runs.layout import read_samples
@@ -102,8 +102,8 @@ def _cache_at(path: Path, field: str, geometry: CacheGeometry | None) -> dict[An
     return out
 
 
-def press_rows(runs: Sequence[PressRun], geometry: CacheGeometry | None) -> list[PressRow]:
-    """Every pressed run against the full-cache run (the first), per x and pooled."""
+def press_rows(runs: Sequence[PressRun], geometry: CacheGeometry | None) -> tuple[list[PressRow], RunReport]:
+    """Every pressed run against the full-cache run (the first), per x and pooled; and that run, loaded."""
     runs = [run for run in runs if run.refused is None]
     reports = load_runs([run.path for run in runs])
     first = reports[0]
@@ -119,7 +119,7 @@ def press_rows(runs: Sequence[PressRun], geometry: CacheGeometry | None) -> list
         cache = _cache_at(run.path, first.x_axis.field, geometry)
         rows += [_row(d, run, cache.get(d.x, {}), metric.higher_is_better) for d in differences]
     rows.sort(key=lambda r: (r.x == ALL_X, str(r.x), r.press, r.ratio))
-    return rows
+    return rows, first
 
 
 def _row(d: PairedDifference, run: PressRun, cache: Mapping[str, float], higher: bool) -> PressRow:
@@ -150,12 +150,11 @@ def _signed(value: float) -> str:
 
 def write_presses(runs: Sequence[PressRun], out: Path, geometry: CacheGeometry | None) -> list[Path]:
     """The three files in ``out``; returns their paths."""
-    rows = press_rows(runs, geometry)
-    reports = load_runs([runs[0].path])
-    label, field = reports[0].label, reports[0].x_axis.label
+    rows, first = press_rows(runs, geometry)
+    label, field = first.label, first.x_axis.label
     full = runs[0].cost
     lines = [
-        f"# KV-cache presses against the full cache — {label} on {reports[0].task}",
+        f"# KV-cache presses against the full cache — {label} on {first.task}",
         "",
         "Each press × ratio is paired with the full-cache run instance by instance: difference = pressed − "
         "full, 95% paired bootstrap interval (books resampled with their instances where rows name "

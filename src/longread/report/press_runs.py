@@ -50,7 +50,8 @@ class PressRun:
     """Why the press could not run on this model (kvpress's own error); the setting has no run then."""
 
 
-def _rss_mb() -> float:
+def rss_mb() -> float:
+    """This process's resident memory now (MB; NaN where /proc cannot tell)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -63,12 +64,12 @@ def _rss_mb() -> float:
 @contextmanager
 def peak_rss() -> Iterator[list[float]]:
     """Yields a one-item list that holds the largest RSS (MB) seen while the block ran."""
-    peak = [_rss_mb()]
+    peak = [rss_mb()]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.02):
-            peak[0] = max(peak[0], _rss_mb())
+            peak[0] = max(peak[0], rss_mb())
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -77,7 +78,7 @@ def peak_rss() -> Iterator[list[float]]:
     finally:
         done.set()
         thread.join()
-        peak[0] = max(peak[0], _rss_mb())
+        peak[0] = max(peak[0], rss_mb())
 
 
 def _read_cost(path: Path) -> SettingCost | None:

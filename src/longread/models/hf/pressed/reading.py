@@ -10,18 +10,13 @@ from typing import Any
 
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
-from transformers.cache_utils import Cache, DynamicCache
+from transformers.cache_utils import DynamicCache
 
 from longread.models.hf.batch_generate import Decoded, Decoding, RowState
 from longread.models.hf.cache_argument import cache_keyword, with_cache
 from longread.models.hf.pressed.layer_masks import MaskPlan, masks_per_layer
 from longread.models.hf.pressed.prefill import KeptCache, pressed_prefill
-from longread.models.hf.shared_prefix import (
-    TokenScore,
-    _gather_scores,
-    _ReadOnlyPrefixLayer,
-    _sub_batches,
-)
+from longread.models.hf.shared_prefix import PrefixState, TokenScore, _gather_scores, _sub_batches
 from longread.models.hf.sliced_logits import chosen_scores, last_hidden, slices_supported
 from longread.models.press_spec import PressSpec
 from longread.models.requests import Progress
@@ -86,15 +81,6 @@ def extend(model: PreTrainedModel, state: PressedRead, ids: Sequence[int], *, lo
     return out
 
 
-def _read_only(cache: DynamicCache) -> Cache:
-    layers: list[Any] = []
-    layer: Any
-    for layer in cache.layers:
-        assert layer.keys is not None and layer.values is not None
-        layers.append(_ReadOnlyPrefixLayer(layer.keys, layer.values))
-    return Cache(layers=layers)
-
-
 @torch.inference_mode()
 def score_pressed(
     model: PreTrainedModel,
@@ -119,7 +105,7 @@ def score_pressed(
                 "input_ids": torch.tensor([fed], dtype=torch.long, device=_device(model)),
                 "attention_mask": placeholder,
                 "position_ids": torch.tensor([list(plan.positions)], dtype=torch.long, device=_device(model)),
-                cache_keyword(model): _read_only(state.cache),
+                cache_keyword(model): PrefixState(state.cache, state.read).read_only(),
                 "use_cache": True,
             }
             outputs = last_hidden(model, **inputs) if sliced else model(**inputs).logits[0]
