@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from longread.cli.eval import DataOption, LimitOption, SampleOption, SampleSeedOption, TaskArgument
-from longread.cli.interrupts import interrupted_run
+from longread.cli.interrupts import RunAnnouncer
 from longread.cli.options import (
     DeviceOption,
     DtypeOption,
@@ -82,7 +82,6 @@ def ablate_command(
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
     from longread.report.ablation import run_ablation
-    from longread.runs.layout import SAMPLES_FILE
 
     settings = parse_task_options(option or [])
     try:
@@ -108,11 +107,7 @@ def ablate_command(
         raise typer.BadParameter("the intact run is always made: name only shuffle, replace or none")
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
                              show_progress=not quiet)  # fmt: skip
-    current = [out]
-
-    def announce(index: int, total: int, name: str, path: Path) -> None:
-        current[0] = path
-        typer.echo(f"[{index}/{total}] {name}: {path}", err=True)
+    announce = RunAnnouncer(out)
 
     try:
         backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
@@ -120,7 +115,7 @@ def ablate_command(
         files = run_ablation(lambda: make_task(task, settings), data, backend, out, plans, run_options,
                              on_run=announce, metrics=names)  # fmt: skip
     except KeyboardInterrupt as interrupt:
-        raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
+        raise announce.interrupted(interrupt) from None
     except LongreadError as exc:
         raise fail(exc) from None
     show_report(files.markdown, (files.markdown, files.json_file, files.plot, files.html), files.failed)

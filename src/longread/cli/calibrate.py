@@ -16,7 +16,7 @@ import typer
 
 from longread.cli.ablate import ControlsOption, KeepLastListOption, parse_list, show_report
 from longread.cli.eval import DataOption, LimitOption, SampleOption, SampleSeedOption, TaskArgument
-from longread.cli.interrupts import interrupted_run
+from longread.cli.interrupts import RunAnnouncer
 from longread.cli.options import (
     DeviceOption,
     DtypeOption,
@@ -88,7 +88,6 @@ def calibrate_command(
     from longread.calibration.run import CalibrationError, CalibrationPlan, check_plan, run_calibration
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
-    from longread.runs.layout import SAMPLES_FILE
 
     if task not in SUPPORTED:
         raise typer.BadParameter(
@@ -110,11 +109,7 @@ def calibrate_command(
         make_task(task, settings)
     except LongreadError as exc:
         raise fail(exc) from None
-    current = [out]
-
-    def announce(index: int, total: int, name: str, path: Path) -> None:
-        current[0] = path
-        typer.echo(f"[{index}/{total}] {name}: {path}", err=True)
+    announce = RunAnnouncer(out)
 
     options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
     try:
@@ -129,7 +124,7 @@ def calibrate_command(
         files = run_calibration(lambda: make_task(task, settings), data, backend, out, plan, options,
                                 count=count, on_run=announce)  # fmt: skip
     except KeyboardInterrupt as interrupt:
-        raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
+        raise announce.interrupted(interrupt) from None
     except LongreadError as exc:
         raise fail(exc) from None
     show_report(files.markdown, (files.markdown, files.json_file, files.plot, files.planted), files.failed)

@@ -68,3 +68,20 @@ def interrupted_run(interrupt: KeyboardInterrupt, out: Path, rows_file: Path) ->
         err=True,
     )
     return typer.Exit(code=exit_code(interrupt))
+
+
+class RunAnnouncer:
+    """For a command that makes several runs (ablate, calibrate, presses): names each run as it starts
+    (``[2/5] snapkv-0.5: PATH``) and remembers it, so an interruption says which run kept what."""
+
+    def __init__(self, out: Path) -> None:
+        self.current = out
+
+    def __call__(self, index: int, total: int, name: str, path: Path) -> None:
+        self.current = path
+        typer.echo(f"[{index}/{total}] {name}: {path}", err=True)
+
+    def interrupted(self, interrupt: KeyboardInterrupt) -> typer.Exit:
+        from longread.runs.layout import SAMPLES_FILE
+
+        return interrupted_run(interrupt, self.current, self.current / SAMPLES_FILE)

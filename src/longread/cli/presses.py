@@ -14,7 +14,7 @@ import typer
 
 from longread.cli.ablate import parse_list, show_report
 from longread.cli.eval import LimitOption, SampleOption, SampleSeedOption
-from longread.cli.interrupts import interrupted_run
+from longread.cli.interrupts import RunAnnouncer
 from longread.cli.options import (
     DeviceOption,
     DtypeOption,
@@ -115,7 +115,6 @@ def presses_command(
     from longread.evaluation.runner import RunOptions
     from longread.report.press_report import write_presses
     from longread.report.press_runs import run_presses
-    from longread.runs.layout import SAMPLES_FILE
 
     plan = _plan(presses, ratios)
     settings = parse_task_options(option or [])
@@ -134,11 +133,7 @@ def presses_command(
         raise fail(exc) from None
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
                              show_progress=not quiet)  # fmt: skip
-    current = [out]
-
-    def announce(index: int, total: int, name: str, path: Path) -> None:
-        current[0] = path
-        typer.echo(f"[{index}/{total}] {name}: {path}", err=True)
+    announce = RunAnnouncer(out)
 
     try:
         backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
@@ -147,7 +142,7 @@ def presses_command(
                            on_run=announce)  # fmt: skip
         files = write_presses(runs, out, cache_geometry(backend))
     except KeyboardInterrupt as interrupt:
-        raise interrupted_run(interrupt, current[0], current[0] / SAMPLES_FILE) from None
+        raise announce.interrupted(interrupt) from None
     except LongreadError as exc:
         raise fail(exc) from None
     show_report(files[0], tuple(files), sum(run.failed for run in runs))
