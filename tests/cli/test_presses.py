@@ -68,7 +68,7 @@ def _presses(data: Path, out: Path, model: str, presses: str, ratios: str, *extr
 def test_smollm2_press_zero_is_the_full_cache_to_the_bit_and_snapkv_keeps_half(
     chapterbreak: Path, tmp_path: Path
 ) -> None:
-    report = _presses(chapterbreak, tmp_path, "smollm2", "snapkv", "0,0.5", *SMALL)
+    report = _presses(chapterbreak, tmp_path, "smollm2", "snapkv", "0,0.5", *SMALL, "--distances", "128")
     full, zero, half = (_rows(tmp_path / name) for name in ("full", "snapkv-0", "snapkv-0.5"))
     assert sorted(full) == sorted(zero) == sorted(half) and len(full) == 5
     for key, row in full.items():
@@ -95,6 +95,19 @@ def test_smollm2_press_zero_is_the_full_cache_to_the_bit_and_snapkv_keeps_half(
                                 "--out", str(tmp_path / "snapkv-0.5"), "--press", "knorm:0.5", "--resume",
                                 *SMALL)  # fmt: skip
     assert again.returncode != 0 and "'snapkv:0.5' → 'knorm:0.5'" in again.stderr
+    # --distances: every setting also ran on the instances with a planted copy 128 tokens back
+    horizons = {entry["setting"]: entry for entry in report["copy_horizons"]}
+    assert sorted(horizons) == ["full cache", "snapkv:0", "snapkv:0.5"]
+    [planted] = horizons["full cache"]["rows"]
+    assert planted["paired"] == 5 and planted["distance"] == 128 and planted["planted"] >= 0.8
+    assert horizons["snapkv:0"]["rows"] == horizons["full cache"]["rows"]  # the no-op keeps the copy
+    [against] = horizons["snapkv:0"]["against_full"]
+    assert against["difference"] == 0 and against["n"] == 5
+    assert len(_rows(tmp_path / "planted" / "snapkv-0.5")) == 5
+    assert (tmp_path / "presses_horizon.png").stat().st_size > 10_000
+    # 5 pairs cannot reach the horizon's p < 0.01 (at best 2·0.5^5): the page says the nulls mean nothing
+    page = (tmp_path / "presses.md").read_text()
+    assert "The full cache shows no planted copy used at any distance" in page
 
 
 def test_gemma3_presses_its_global_layers_only_past_the_window(chapterbreak: Path, tmp_path: Path) -> None:

@@ -91,3 +91,15 @@ def test_a_book_level_bootstrap_widens_the_interval_where_books_differ() -> None
     assert one_book.resampled == "instances" and one_book.clusters == 1
     with pytest.raises(ValueError, match="name every item"):
         paired_scores(intact, controlled, clusters=books[:3])
+
+
+def test_a_null_where_no_pair_differs_rules_out_only_what_its_count_can() -> None:
+    """20 pairs that all agree: the bootstrap's interval is [0, 0], but 20 instances cannot rule out a
+    change of one in 10; the bound is the exact one-sided 95% bound on disagreement, 1 − 0.05^(1/20)."""
+    kind, words = _say(20, lost=0, gained=0)
+    said = claim(0.0, 0.0, 1.0, 20)
+    assert kind == "null" and said.bound == pytest.approx(0.1391, abs=1e-4)
+    assert "changes accuracy by no more than ±0.14 (95%; difference +0.00 [+0.00, +0.00]" in words
+    assert claim(0.0, 0.0, 1.0, 300).bound == pytest.approx(0.00994, abs=1e-4)  # about 3/n
+    # one pair that differs: the interval's own bound, wider than zero
+    assert claim(-0.05, 0.0, 1.0, 20).bound == pytest.approx(0.05)

@@ -3,8 +3,12 @@ cannot go — without kvpress, which only the presses' environment has."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from longread.cli.app import app
 from longread.models.press_spec import PressError, PressSpec, parse_press, snake_name
 from longread.models.registry import check_pressable
 
@@ -57,3 +61,32 @@ def test_a_press_where_kvpress_cannot_reach_is_refused(spec: str, mode: str, mes
     with pytest.raises(PressError, match=message.replace("(", r"\(")):
         check_pressable(spec, PressSpec("snapkv", 0.5), mode)
     check_pressable("gemma3", PressSpec("snapkv", 0.5))
+
+
+@pytest.mark.parametrize(
+    ("task", "extra", "message"),
+    [
+        ("muld/vlsp", ["--distances", "128"], "plants copies in chapterbreak data only"),
+        (
+            "chapterbreak",
+            ["--distances", "300", "--prefix-lengths", "256"],
+            "at or beyond the prefix length 256",
+        ),
+        (
+            "chapterbreak",
+            ["--distances", "64", "--prefix-lengths", "256"],
+            "must exceed the copy's 64 tokens",
+        ),
+    ],
+)
+def test_planted_distances_a_presses_run_cannot_hold_are_refused_first(
+    task: str, extra: list[str], message: str, tmp_path: Path
+) -> None:
+    """Before kvpress is looked for (this environment has none) and before the model loads."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("")
+    result = CliRunner().invoke(
+        app,
+        ["presses", task, "--data", str(data), "--model", "smollm2", "--out", str(tmp_path / "o"), *extra],
+    )
+    assert result.exit_code != 0 and message in " ".join(result.output.split())

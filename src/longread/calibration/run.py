@@ -75,18 +75,7 @@ def check_plan(plan: CalibrationPlan, prefix_lengths: Sequence[int]) -> None:
     unknown = [c for c in plan.controls if c not in CONTROL_KINDS or c == "intact"]
     if unknown or not plan.controls:
         raise CalibrationError(f"--controls takes shuffle, replace and none; got {', '.join(plan.controls)}")
-    if not plan.distances or min(plan.distances) <= plan.copy_tokens:
-        raise CalibrationError(
-            f"each distance must exceed the copy's {plan.copy_tokens} tokens; got {list(plan.distances)}"
-        )
-    shortest = min(prefix_lengths)
-    for distance in plan.distances:
-        if distance + SLACK >= shortest:
-            raise CalibrationError(
-                f"distance {distance} is at or beyond the prefix length {shortest} (with the {SLACK} tokens "
-                f"a sentence boundary may add): the copy would be cut off; use distances below "
-                f"{shortest - SLACK} or longer --prefix-lengths"
-            )
+    check_distances(plan.distances, plan.copy_tokens, prefix_lengths)
     below = any(k <= d - plan.copy_tokens for d in plan.distances for k in plan.keep_last)
     above = any(k >= d + SLACK for d in plan.distances for k in plan.keep_last)
     if not (below and above):
@@ -98,10 +87,27 @@ def check_plan(plan: CalibrationPlan, prefix_lengths: Sequence[int]) -> None:
         )
 
 
+def check_distances(distances: Sequence[int], copy_tokens: int, prefix_lengths: Sequence[int]) -> None:
+    """Refuse distances that cannot hold a copy: not beyond the copy, or at or beyond a prefix length."""
+    if not distances or min(distances) <= copy_tokens:
+        raise CalibrationError(
+            f"each distance must exceed the copy's {copy_tokens} tokens; got {list(distances)}"
+        )
+    shortest = min(prefix_lengths)
+    for distance in distances:
+        if distance + SLACK >= shortest:
+            raise CalibrationError(
+                f"distance {distance} is at or beyond the prefix length {shortest} (with the {SLACK} tokens "
+                f"a sentence boundary may add): the copy would be cut off; use distances below "
+                f"{shortest - SLACK} or longer --prefix-lengths"
+            )
+
+
 def prepare_data(
     data: Path, out: Path, plan: CalibrationPlan, count: Count, options: RunOptions
 ) -> tuple[Path, Path, list[ChapterBreakInstance]]:
-    """The chosen instances and their planted copies, written in ``out``; the planted instances."""
+    """The chosen instances and their planted copies (``plan``'s distances, copy length and seed), written
+    in ``out``; the planted instances."""
     instances = select(
         load_instances(data), limit=options.limit, sample=options.sample, seed=options.sample_seed,
         group_of=lambda i: i.book_id, id_of=lambda i: i.id,
@@ -157,7 +163,7 @@ def backend_label(backend: Any) -> str:
     return str(facts.get("model") or facts.get("name") or type(backend).__name__)
 
 
-def _outcomes(run: Path, original: dict[str, tuple[str, int]] | None = None) -> dict[int, Outcomes]:
+def outcomes_of(run: Path, original: dict[str, tuple[str, int]] | None = None) -> dict[int, Outcomes]:
     """distance (0: unplanted) → (unplanted instance id, prefix length) → (right?, book)."""
     by_distance: dict[int, dict[tuple[str, int], tuple[bool, str]]] = {}
     for row in read_samples(run):
@@ -167,6 +173,11 @@ def _outcomes(run: Path, original: dict[str, tuple[str, int]] | None = None) -> 
             bool(row["correct"]), str(row["book_id"]),
         )  # fmt: skip
     return dict(by_distance)
+
+
+def planted_sources(planted: Sequence[ChapterBreakInstance]) -> dict[str, tuple[str, int]]:
+    """planted instance id → (the unplanted instance's id, the distance asked for)."""
+    return {i.id: (i.planted.original_id, i.planted.distance) for i in planted if i.planted is not None}
 
 
 def placements(planted: Sequence[ChapterBreakInstance]) -> dict[int, Placement]:
@@ -187,12 +198,12 @@ def calibration_rows(
     controls: Sequence[ControlSettings],
     lengths: Sequence[int],
 ) -> list[CalibrationRow]:
-    original = {i.id: (i.planted.original_id, i.planted.distance) for i in planted if i.planted is not None}
+    original = planted_sources(planted)
     where = placements(planted)
     names = ["intact", *(run_dir_name(control) for control in controls)]
     # each run's rows read once: unplanted[name][0], planted[name][distance]
-    unplanted = {name: _outcomes(out / "unplanted" / name) for name in names}
-    planted_runs = {name: _outcomes(out / "planted" / name, original) for name in names}
+    unplanted = {name: outcomes_of(out / "unplanted" / name) for name in names}
+    planted_runs = {name: outcomes_of(out / "planted" / name, original) for name in names}
 
     def at(outcomes: Outcomes, length: int) -> Outcomes:
         return {k: v for k, v in outcomes.items() if k[1] == length}

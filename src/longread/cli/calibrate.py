@@ -49,7 +49,7 @@ OutOption = Annotated[Path, typer.Option("--out", help="Folder for the data, the
 SUPPORTED = ("chapterbreak",)
 
 
-def _ints(text: str, option: str) -> tuple[int, ...]:
+def parse_counts(text: str, option: str) -> tuple[int, ...]:
     try:
         values = tuple(int(part) for part in parse_list(text, "value"))
     except ValueError:
@@ -95,11 +95,11 @@ def calibrate_command(
             "from the same books with `longread build chapterbreak` and calibrate on it",
             param_hint="TASK",
         )
-    lengths = _ints(prefix_lengths, "--prefix-lengths")
+    lengths = parse_counts(prefix_lengths, "--prefix-lengths")
     plan = CalibrationPlan(
-        distances=_ints(distances, "--distances"),
+        distances=parse_counts(distances, "--distances"),
         controls=tuple(parse_list(controls, "control")),
-        keep_last=_ints(keep_last, "--keep-last"),
+        keep_last=parse_counts(keep_last, "--keep-last"),
         copy_tokens=copy_tokens,
         seed=seed,
     )

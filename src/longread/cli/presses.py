@@ -7,12 +7,14 @@ resumable), the model loaded once; then ``presses.md``/``.json``/``.png``
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from longread.cli.ablate import parse_list, show_report
+from longread.cli.calibrate import CopyOption, SeedOption, parse_counts
 from longread.cli.eval import LimitOption, SampleOption, SampleSeedOption
 from longread.cli.interrupts import RunAnnouncer
 from longread.cli.options import (
@@ -48,6 +50,14 @@ PressesOutOption = Annotated[
 ]
 PressPrefixOption = Annotated[
     str | None, typer.Option("--prefix-lengths", help="ChapterBreak prefix lengths, e.g. 2048,8192.")
+]
+PlantOption = Annotated[
+    str | None,
+    typer.Option(
+        "--distances",
+        help="ChapterBreak: also plant a copy of the gold's opening this many tokens before the prefix's "
+        "end (comma-separated) and give each press's copy horizon.",
+    ),
 ]
 
 
@@ -92,6 +102,9 @@ def presses_command(
     presses: PressesOption = "snapkv,knorm,streaming_llm,expected_attention",
     ratios: RatiosOption = "0.25,0.5,0.75",
     prefix_lengths: PressPrefixOption = None,
+    distances: PlantOption = None,
+    copy_tokens: CopyOption = 64,
+    seed: SeedOption = 0,
     option: TaskSettingOption = None,
     sample: SampleOption = None,
     sample_seed: SampleSeedOption = 0,
@@ -104,7 +117,8 @@ def presses_command(
     quiet: QuietOption = False,
 ) -> None:
     """Does a compressed KV cache keep what the model read? Each kvpress press × ratio paired with the full
-    cache on the same samples: differences with 95% intervals and McNemar's p, cache kept, time, memory."""
+    cache on the same samples: differences with 95% intervals and McNemar's p, cache kept, time, memory;
+    with --distances, how far back a planted copy survives each press."""
     if list_presses:
         _list_presses()
         return
@@ -116,10 +130,14 @@ def presses_command(
     from longread.report.press_report import write_presses
     from longread.report.press_runs import run_presses
 
-    plan = _plan(presses, ratios)
     settings = parse_task_options(option or [])
     if prefix_lengths is not None:
         settings["prefix_lengths"] = ",".join(map(str, parse_lengths(prefix_lengths)))
+    try:
+        planting = _planting(task, distances, copy_tokens, seed, make_task(task, settings))
+    except LongreadError as exc:
+        raise fail(exc) from None
+    plan = _plan(presses, ratios)
     try:
         from longread.models.registry import check_pressable
 
@@ -138,14 +156,55 @@ def presses_command(
     try:
         backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
                                        prefill_chunk=512, threads=threads, max_length=max_length)  # fmt: skip
-        runs = run_presses(lambda: make_task(task, settings), data, backend, out, plan, run_options,
-                           on_run=announce)  # fmt: skip
-        files = write_presses(runs, out, cache_geometry(backend))
+        make = functools.partial(make_task, task, settings)
+        if planting is None:
+            runs = run_presses(make, data, backend, out, plan, run_options, on_run=announce)
+            files = write_presses(runs, out, cache_geometry(backend))
+        else:
+            files, runs = _planted(planting, make, data, backend, out, plan, run_options, announce)
     except KeyboardInterrupt as interrupt:
         raise announce.interrupted(interrupt) from None
     except LongreadError as exc:
         raise fail(exc) from None
     show_report(files[0], tuple(files), sum(run.failed for run in runs))
+
+
+def _planting(task: str, distances: str | None, copy_tokens: int, seed: int, made: Any) -> Any:
+    """The plan of the planted copies (None without --distances), checked against the prefix lengths."""
+    if distances is None:
+        return None
+    from longread.calibration.run import CalibrationPlan, check_distances
+
+    if task != "chapterbreak":
+        raise typer.BadParameter(f"--distances plants copies in chapterbreak data only (not {task})")
+    plan = CalibrationPlan(parse_counts(distances, "--distances"), (), (), copy_tokens, seed)
+    check_distances(plan.distances, copy_tokens, made.settings.prefix_lengths)
+    return plan
+
+
+def _planted(
+    planting: Any, make: Any, data: Path, backend: Any, out: Path, plan: Any, options: Any, announce: Any
+) -> tuple[list[Path], list[Any]]:
+    """Plant (the chosen instances into ``unplanted.jsonl``, their copies into ``planted.jsonl``), run
+    every setting on both, and write the report with each setting's copy horizon."""
+    from longread.calibration.press_horizons import horizon_section, press_horizons
+    from longread.calibration.run import prepare_data
+    from longread.evaluation.runner import RunOptions
+    from longread.report.press_report import write_presses
+    from longread.report.press_runs import run_presses
+
+    unplanted, planted_file, planted = prepare_data(data, out, planting, backend.count_tokens, options)
+    chosen = RunOptions(resume=True, show_progress=options.show_progress)
+    runs = run_presses(make, unplanted, backend, out, plan, chosen, on_run=announce)
+
+    def on_planted(index: int, total: int, name: str, path: Path) -> None:
+        announce(index, total, f"planted/{name}", path)
+
+    copied = run_presses(make, planted_file, backend, out / "planted", plan, chosen, on_run=on_planted)
+    lengths = make().settings.prefix_lengths
+    section = horizon_section(press_horizons(runs, copied, planted, lengths), planting.copy_tokens, out)
+    files = write_presses(runs, out, cache_geometry(backend), section)
+    return [*files, planted_file], [*runs, *copied]
 
 
 def cache_geometry(backend: Any) -> Any:

@@ -9,7 +9,10 @@ The rule (:data:`CLAIM_RULE`), the same in every report that makes a sentence of
 - other metrics (no p): an effect when the interval excludes 0, else a null.
 
 A null states the size it rules out: the largest difference its interval still allows,
-``max(|low|, |high|)`` ("changes accuracy by no more than ±0.09").
+``max(|low|, |high|)`` ("changes accuracy by no more than ±0.09"). Where no pair disagrees (a right/wrong
+interval of exactly [0, 0]) the bootstrap cannot say how rare disagreement is, so the bound is the exact
+one-sided 95% upper bound on the share of pairs that disagree, ``1 − 0.05^(1/n)`` (about 3/n, the rule of
+three): 20 paired instances without a change rule out only changes beyond ±0.14.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ MIN_PAIRED = 5
 CLAIM_RULE = (
     f"an effect is claimed when the 95% interval excludes 0 and, for right/wrong metrics, McNemar's exact "
     f"p < {ALPHA}; a difference that passes only one of them is 'not established'; a null states the "
-    f"largest difference its interval allows; fewer than {MIN_PAIRED} paired instances claim nothing"
+    f"largest difference its interval allows (where no pair differs, 1 − 0.05^(1/n), about 3/n); fewer "
+    f"than {MIN_PAIRED} paired instances claim nothing"
 )
 
 ClaimKind = Literal["effect", "not established", "null", "too few"]
@@ -50,8 +54,14 @@ def claim(low: float, high: float, p: float | None, paired: int) -> Claim:
     if excludes_zero and significant:
         return Claim("effect")
     if not excludes_zero and not significant:
-        return Claim("null", max(abs(low), abs(high)))
+        return Claim("null", max(abs(low), abs(high), no_change_bound(paired) if low == high == 0 else 0.0))
     return Claim("not established")
+
+
+def no_change_bound(paired: int) -> float:
+    """The exact one-sided 95% upper bound on the share of ``paired`` pairs that disagree when none did
+    (``1 − 0.05^(1/n)``, about 3/n): the largest difference such a null rules out."""
+    return float(1 - 0.05 ** (1 / paired))
 
 
 def p_text(p: float | None) -> str:

@@ -49,6 +49,16 @@ class CacheGeometry:
 
 
 @dataclass(frozen=True)
+class Section:
+    """More for the page, made by a layer above (the planted copies' horizons): markdown lines put before
+    the table, a JSON entry and the files it wrote."""
+
+    lines: Sequence[str]
+    payload: Mapping[str, Any]
+    files: Sequence[Path]
+
+
+@dataclass(frozen=True)
 class PressRow:
     x: Any
     press: str
@@ -148,8 +158,10 @@ def _signed(value: float) -> str:
     return f"{value:+.3f}".replace("-", "−")
 
 
-def write_presses(runs: Sequence[PressRun], out: Path, geometry: CacheGeometry | None) -> list[Path]:
-    """The three files in ``out``; returns their paths."""
+def write_presses(
+    runs: Sequence[PressRun], out: Path, geometry: CacheGeometry | None, section: Section | None = None
+) -> list[Path]:
+    """The three files in ``out`` (and ``section``'s); returns their paths."""
     rows, first = press_rows(runs, geometry)
     label, field = first.label, first.x_axis.label
     full = runs[0].cost
@@ -161,6 +173,7 @@ def write_presses(runs: Sequence[PressRun], out: Path, geometry: CacheGeometry |
         f"them), p: McNemar, exact, per instance. Rule: {CLAIM_RULE}. The press compresses the context "
         "only (never the question or the candidates); kept = cache entries per pressed layer (mean).",
         "",
+        *(section.lines if section else ()),
         f"| {field} | press | ratio | paired | full | pressed | difference [95% CI] | p | kept tokens "
         "| of context | cache MB kept / full | seconds | peak RSS MB |",
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -204,9 +217,10 @@ def write_presses(runs: Sequence[PressRun], out: Path, geometry: CacheGeometry |
         "bytes_per_entry": geometry.bytes_per_entry if geometry else None,
         "rows": [_finite(asdict(row)) for row in rows],
         "rule": CLAIM_RULE,
+        **(section.payload if section else {}),
     }
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
-    return [md, js, plot_presses(rows, field, out / PRESSES_PNG)]
+    return [md, js, plot_presses(rows, field, out / PRESSES_PNG), *(section.files if section else ())]
 
 
 def _finite(values: dict[str, Any]) -> dict[str, Any]:
