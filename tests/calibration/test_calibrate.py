@@ -12,11 +12,12 @@ from tests.calibration.data import write_bundled
 from tests.helpers import REPO_ROOT
 
 SMALL = [
-    "--prefix-lengths", "256", "--distances", "128", "--keep-last", "32,224", "--copy-tokens", "32",
+    "--prefix-lengths", "192", "--distances", "96", "--keep-last", "32,160", "--copy-tokens", "32",
     "-o", "suffix_tokens=16",
 ]  # fmt: skip
 """The copy is 32 tokens and each candidate scored on its first 16: the planted opening decides; 15 instances
-(3 a book) give the horizon its p < 0.01 (measured: gain +0.80, p < 0.001)."""
+(3 a book) give the horizon its p < 0.01 (measured: gain +0.80, p < 0.001). K = 32 reaches every copy
+(96 − 32 ≥ 32 tokens back); K = 160 keeps each whole (a copy starts at most 96 + 64 tokens back)."""
 
 
 def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Path) -> None:
@@ -30,22 +31,22 @@ def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Pa
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads((out / "calibration.json").read_text())
     rows = {(row["control"], row["keep_last"]): row for row in report["rows"]}
-    assert set(rows) == {("intact", None), ("none", 32), ("none", 224)}
+    assert set(rows) == {("intact", None), ("none", 32), ("none", 160)}
     intact = rows[("intact", None)]
     assert intact["paired"] == 15 and intact["books"] == 5
     assert intact["planted_gain"] >= 0.4 and intact["p"] < 0.01 and intact["verdict"] == "copies"
     for control in ("none",):
         assert rows[(control, 32)]["position"] == "perturbed" and rows[(control, 32)]["verdict"] == "detects"
-        assert rows[(control, 224)]["position"] == "kept" and rows[(control, 224)]["verdict"] == "keeps"
+        assert rows[(control, 160)]["position"] == "kept" and rows[(control, 160)]["verdict"] == "keeps"
     # where nothing was planted, the controls claim nothing: the small model does not use this context
     assert all(row["unplanted_claim"] != "effect" for key, row in rows.items() if key[0] != "intact")
     (horizon,) = report["copy_horizon"]
-    assert horizon["distance"] == 128 and horizon["prefix_length"] == 256
+    assert horizon["distance"] == 96 and horizon["prefix_length"] == 192
     # the planted data runs on its own, as the task's data
     planted = [json.loads(line) for line in (out / "planted.jsonl").read_text().splitlines()]
-    assert len(planted) == 15 and all(row["planted"]["distance"] == 128 for row in planted)
+    assert len(planted) == 15 and all(row["planted"]["distance"] == 96 for row in planted)
     markdown = (out / "calibration.md").read_text()
-    assert "**detects**" in markdown and "copy horizon is at least 128 tokens" in markdown
+    assert "**detects**" in markdown and "copy horizon is at least 96 tokens" in markdown
     assert (out / "calibration.png").stat().st_size > 10_000
     # resumable: a second call redoes nothing and writes the same calibration
     again = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=1200)

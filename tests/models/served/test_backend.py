@@ -503,19 +503,19 @@ def test_calibrate_through_vllm_finds_the_planted_copy(served: ServedBackend, tm
     """The calibration on a served model, small (5 instances, one per bundled book; the local test, with
     15, checks the verdicts): the copy is planted in the served model's own tokens (its tokenizer counts
     them) and every planted instance is answered right; dropping everything before the last 32 tokens
-    brings the planted run back to the unplanted one, keeping 224 changes none of its answers — a server
+    brings the planted run back to the unplanted one, keeping 160 changes none of its answers — a server
     that cut its context could do neither. Five pairs are too few for the claim rule (McNemar p ≥ 2 / 2^5)."""
     from longread.calibration.run import CalibrationPlan, run_calibration
     from tests.calibration.data import write_bundled
 
     data = write_bundled(tmp_path / "cb.jsonl", per_book=1)
-    plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 224), copy_tokens=32)
-    settings = {"prefix_lengths": "256", "suffix_tokens": "16"}
+    plan = CalibrationPlan(distances=(96,), controls=("none",), keep_last=(32, 160), copy_tokens=32)
+    settings = {"prefix_lengths": "192", "suffix_tokens": "16"}
     files = run_calibration(lambda: make_task("chapterbreak", settings), data, served, tmp_path / "out", plan,
                             QUIET, count=served.count_tokens)  # fmt: skip
     assert files.failed == 0
     rows = {(row.control, row.keep_last): row for row in files.rows}
-    intact, reached, kept = rows[("intact", None)], rows[("none", 32)], rows[("none", 224)]
+    intact, reached, kept = rows[("intact", None)], rows[("none", 32)], rows[("none", 160)]
     assert intact.paired == 5 and intact.planted == 1.0 and intact.planted_gain >= 0.2  # 0.4 locally
     discordant = round(intact.planted_gain * 5)  # every planted instance is right: only gains discord
     assert intact.p == pytest.approx(min(1.0, 2 / 2**discordant))
