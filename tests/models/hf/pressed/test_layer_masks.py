@@ -1,6 +1,7 @@
 """The reading of a pressed cache, checked without kvpress (the project's venv): on an uncompressed cache
 the per-layer masks give the shared-prefix engine's log-probs — on Gemma 3 past its 512-token sliding
-window too — and on a cache with entries dropped by hand, packed candidates never see each other."""
+window too — and on a cache with entries dropped by hand (a different number per layer too, as PyramidKV
+leaves it), packed candidates never see each other."""
 
 from __future__ import annotations
 
@@ -69,6 +70,29 @@ def test_a_candidate_packed_with_others_scores_as_it_does_alone_on_a_cut_cache()
     for candidate, together in zip(candidates, packed, strict=True):
         (alone,) = score_pressed(model, read, ids[600], [candidate], batch_size=8, token_budget=1024)
         assert alone.logprob == pytest.approx(together.logprob, abs=summed_logprob_tolerance(len(candidate)))
+
+
+def test_layers_that_keep_different_lengths_each_get_their_own_mask() -> None:
+    """As PyramidKV leaves a cache (measured with kvpress: SmolLM2's 30 layers keep 191 down to 64 of 255):
+    each layer keeps its own number of entries; a packed candidate still scores as it does alone, and the
+    scores differ from the uncut cache's."""
+    model = backend("smollm2").model
+    ids = _ids("smollm2", 360)
+    candidates = [ids[301:330], ids[301:312], ids[100:140]]
+    full = score_pressed(
+        model, _read("smollm2", ids[:300], []), ids[300], candidates, batch_size=8, token_budget=1024
+    )
+    read = _read("smollm2", ids[:300], [])
+    kept = [300 - 8 * index for index in range(len(read.cache.layers))]
+    for layer, keep in zip(read.cache.layers, kept, strict=True):  # each layer's first entries and its last
+        chosen = torch.cat([torch.arange(4), torch.arange(300 - keep + 4, 300)])
+        layer.keys, layer.values = layer.keys[:, :, chosen], layer.values[:, :, chosen]
+    assert [int(layer.keys.shape[-2]) for layer in read.cache.layers] == kept
+    packed = score_pressed(model, read, ids[300], candidates, batch_size=8, token_budget=1024)
+    for candidate, together, uncut in zip(candidates, packed, full, strict=True):
+        (alone,) = score_pressed(model, read, ids[300], [candidate], batch_size=8, token_budget=1024)
+        assert alone.logprob == pytest.approx(together.logprob, abs=summed_logprob_tolerance(len(candidate)))
+        assert together.logprob != uncut.logprob
 
 
 def test_a_sliding_layer_mask_applies_the_window_to_old_and_new_tokens() -> None:
