@@ -48,8 +48,9 @@ class SettingHorizons:
     """``full cache`` or the press as given (``snapkv:0.5``)."""
     rows: tuple[CalibrationRow, ...]
     horizons: tuple[Horizon, ...]
-    against_full: tuple[PairedScores | None, ...] = ()
-    """Per row: planted accuracy under the press − under the full cache (None for the full cache)."""
+    against_full: tuple[PairedScores | None, ...]
+    """Per row: planted accuracy under the press − under the full cache (None for the full cache, or where
+    the full cache was not run)."""
 
 
 def _at(outcomes: Outcomes, length: int) -> Outcomes:
