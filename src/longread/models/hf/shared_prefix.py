@@ -177,6 +177,14 @@ def _score_packed(
     }
     sliced = slices_supported(model)
     outputs = last_hidden(model, **inputs) if sliced else model(**inputs).logits[0]
+    return packed_scores(model, outputs, continuations, sliced)
+
+
+def packed_scores(
+    model: PreTrainedModel, outputs: torch.Tensor, continuations: Sequence[Sequence[int]], sliced: bool
+) -> list[TokenScore]:
+    """Each continuation's score from one packed forward's ``outputs`` (hidden states where ``sliced``,
+    else logits), the continuations' rows one after the other."""
     scores = []
     start = 0
     for continuation in continuations:
@@ -217,7 +225,7 @@ def _score_long(
     return TokenScore(total, greedy)
 
 
-def _sub_batches(lengths: Sequence[int], batch_size: int, token_budget: int) -> list[list[int]]:
+def sub_batches(lengths: Sequence[int], batch_size: int, token_budget: int) -> list[list[int]]:
     """Consecutive groups of at most ``batch_size`` continuations and ``token_budget`` tokens."""
     groups: list[list[int]] = []
     used = 0
@@ -290,7 +298,7 @@ def score_on_prefix(
         if progress is not None:
             progress(lengths[index])
     short = [i for i in range(len(continuations)) if i not in scores]
-    for group in _sub_batches([lengths[i] for i in short], batch_size, token_budget):
+    for group in sub_batches([lengths[i] for i in short], batch_size, token_budget):
         members = [short[g] for g in group]
         for index, score in zip(
             members,

@@ -16,8 +16,8 @@ from longread.models.hf.batch_generate import Decoded, Decoding, RowState
 from longread.models.hf.cache_argument import cache_keyword, with_cache
 from longread.models.hf.pressed.layer_masks import MaskPlan, masks_per_layer
 from longread.models.hf.pressed.prefill import KeptCache, pressed_prefill
-from longread.models.hf.shared_prefix import PrefixState, TokenScore, _gather_scores, _sub_batches
-from longread.models.hf.sliced_logits import chosen_scores, last_hidden, slices_supported
+from longread.models.hf.shared_prefix import PrefixState, TokenScore, packed_scores, sub_batches
+from longread.models.hf.sliced_logits import last_hidden, slices_supported
 from longread.models.press_spec import PressSpec
 from longread.models.requests import Progress
 
@@ -96,7 +96,7 @@ def score_pressed(
     lengths = [len(c) for c in continuations]
     sliced = slices_supported(model)
     scores: list[TokenScore] = []
-    for group in _sub_batches(lengths, batch_size, token_budget):
+    for group in sub_batches(lengths, batch_size, token_budget):
         members = [continuations[i] for i in group]
         fed = [token for continuation in members for token in (last_token, *continuation[:-1])]
         plan = MaskPlan.packed(state.read, [len(c) for c in members])
@@ -109,14 +109,7 @@ def score_pressed(
                 "use_cache": True,
             }
             outputs = last_hidden(model, **inputs) if sliced else model(**inputs).logits[0]
-        start = 0
-        for continuation in members:
-            rows = outputs[start : start + len(continuation)]
-            logprob, greedy = (
-                chosen_scores(model, rows, continuation) if sliced else _gather_scores(rows, continuation)
-            )
-            scores.append(TokenScore(logprob, greedy))
-            start += len(continuation)
+        scores += packed_scores(model, outputs, members, sliced)
         if progress is not None:
             progress(sum(len(c) for c in members))
     return scores
