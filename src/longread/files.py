@@ -5,10 +5,11 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,6 +19,11 @@ COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst")
 # A line longer than this is not prose that a human wrapped; it is a sign of a binary or a dump.
 MAX_LINE_CHARS = 1_000_000
 _DECLARED_ENCODING = re.compile(rb"Character set encoding:\s*([A-Za-z0-9_\-]+)", re.IGNORECASE)
+
+
+def finite_or_none(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with every NaN or infinite float made None, so that JSON holds only what it can read."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
 
 
 def strip_compression_suffix(name: str) -> str:

@@ -13,16 +13,14 @@ what the model read".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from matplotlib.figure import Figure
 
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.calibration.report import horizon_sentence
+from longread.calibration.report import horizon_sentence, interval_cell, p_cell
 from longread.calibration.run import outcomes_of, placements, planted_sources
 from longread.calibration.verdicts import (
     HORIZON_P,
@@ -33,7 +31,7 @@ from longread.calibration.verdicts import (
     copy_horizon,
     intact_row,
 )
-from longread.files import atomic_save_png
+from longread.files import atomic_save_png, finite_or_none
 from longread.metrics.paired import PairedScores
 from longread.report.press_report import Section
 from longread.report.press_runs import PressRun
@@ -93,18 +91,6 @@ def press_horizons(
     return settings
 
 
-def _finite(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
-
-
-def _number(value: float) -> str:
-    return f"{value:+.2f}".replace("-", "−")
-
-
-def _p(value: float | None) -> str:
-    return "—" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
-
-
 def _horizon(h: Horizon, setting: str) -> str:
     if h.distance is not None or setting == FULL:
         return horizon_sentence(h)
@@ -155,13 +141,11 @@ def horizon_section(settings: Sequence[SettingHorizons], copy_tokens: int, out: 
     ]
     for s in settings:
         for r, a in zip(s.rows, s.against_full, strict=True):
-            versus = (
-                "—" if a is None else f"{_number(a.difference)} [{_number(a.ci_low)}, {_number(a.ci_high)}]"
-            )
+            versus = "—" if a is None else interval_cell(a.difference, a.ci_low, a.ci_high)
             lines.append(
                 f"| {r.prefix_length:,} | {s.setting} | {r.distance:,} | {r.paired} | {r.unplanted:.2f} | "
-                f"{r.planted:.2f} | {_number(r.planted_gain)} [{_number(r.ci_low)}, {_number(r.ci_high)}] | "
-                f"{_p(r.p)} | {versus} | {_p(None if a is None else a.mcnemar_p)} |"
+                f"{r.planted:.2f} | {interval_cell(r.planted_gain, r.ci_low, r.ci_high)} | "
+                f"{p_cell(r.p)} | {versus} | {p_cell(None if a is None else a.mcnemar_p)} |"
             )
     lines += ["", *(f"- {s.setting} {_horizon(h, s.setting)}." for s in settings for h in s.horizons), ""]
     lines += [f"![planted gain against distance]({HORIZON_PNG})", ""]
@@ -172,7 +156,7 @@ def horizon_section(settings: Sequence[SettingHorizons], copy_tokens: int, out: 
                 "setting": s.setting,
                 "rows": [r.as_dict() for r in s.rows],
                 "horizons": [asdict(h) for h in s.horizons],
-                "against_full": [None if a is None else _finite(asdict(a)) for a in s.against_full],
+                "against_full": [None if a is None else finite_or_none(asdict(a)) for a in s.against_full],
             }
             for s in settings
         ]

@@ -26,11 +26,16 @@ REPORT_JSON = "calibration.json"
 REPORT_PNG = "calibration.png"
 
 
-def _signed(value: float | None) -> str:
+def signed_cell(value: float | None) -> str:
     return "—" if value is None else f"{value:+.2f}".replace("-", "−")
 
 
-def _p(value: float | None) -> str:
+def interval_cell(value: float | None, low: float | None, high: float | None) -> str:
+    """``+0.80 [+0.53, +1.00]``."""
+    return f"{signed_cell(value)} [{signed_cell(low)}, {signed_cell(high)}]"
+
+
+def p_cell(value: float | None) -> str:
     if value is None:
         return "—"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
@@ -50,7 +55,7 @@ def horizon_sentence(h: Horizon) -> str:
     bound = "" if h.below is None else f", and not shown at {h.below:,}"
     return (
         f"at prefix length {h.prefix_length:,}: the copy horizon is at least {h.distance:,} tokens (gain "
-        f"{_signed(h.gain)} [{_signed(h.ci_low)}, {_signed(h.ci_high)}], p {_p(h.p)}{bound})"
+        f"{signed_cell(h.gain)} [{signed_cell(h.ci_low)}, {signed_cell(h.ci_high)}], p {p_cell(h.p)}{bound})"
     )
 
 
@@ -80,12 +85,13 @@ def write_calibration(
     for r in rows:
         effect = (
             "—" if r.control_effect is None
-            else f"{_signed(r.control_effect)} [{_signed(r.control_ci_low)}, {_signed(r.control_ci_high)}]"
+            else interval_cell(r.control_effect, r.control_ci_low, r.control_ci_high)
         )  # fmt: skip
         lines.append(
             f"| {r.prefix_length:,} | {r.distance:,} | {r.control} | {_keep(r.keep_last)} "
-            f"| {r.position} | {r.paired} | {r.unplanted:.3f} | {r.planted:.3f} | {_signed(r.planted_gain)} "
-            f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}] | {_p(r.p)} | {effect} | {_p(r.control_p)} | "
+            f"| {r.position} | {r.paired} | {r.unplanted:.3f} | {r.planted:.3f} | "
+            f"{interval_cell(r.planted_gain, r.ci_low, r.ci_high)} | {p_cell(r.p)} | {effect} | "
+            f"{p_cell(r.control_p)} | "
             f"**{r.verdict}** |"
         )
     lines += ["", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "none"), ""]
@@ -98,8 +104,8 @@ def write_calibration(
         seen.add(key)
         lines.append(
             f"- prefix {r.prefix_length:,}, {r.control}, K = {_keep(r.keep_last)}: "
-            f"{_signed(r.unplanted_effect)} [{_signed(r.unplanted_ci_low)}, "
-            f"{_signed(r.unplanted_ci_high)}], p {_p(r.unplanted_p)}: "
+            f"{signed_cell(r.unplanted_effect)} [{signed_cell(r.unplanted_ci_low)}, "
+            f"{signed_cell(r.unplanted_ci_high)}], p {p_cell(r.unplanted_p)}: "
             f"{r.unplanted_claim}"
         )
     lines.append("")

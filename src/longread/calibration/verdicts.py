@@ -25,11 +25,11 @@ next D tried (if any) bounding it from above — a backend that cut its context 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from longread.files import finite_or_none
 from longread.metrics.claims import claim
 from longread.metrics.paired import PairedScores, paired_scores
 
@@ -84,8 +84,7 @@ class CalibrationRow:
     unplanted_claim: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        values = asdict(self)
-        return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
+        return finite_or_none(asdict(self))
 
 
 def compare(first: Outcomes, later: Outcomes) -> PairedScores:

@@ -13,7 +13,6 @@ chance. Written as ``context_use.md``, ``context_use.json`` and ``context_use.pn
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from matplotlib.figure import Figure
 
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
-from longread.files import atomic_save_png, atomic_write_text
+from longread.files import atomic_save_png, atomic_write_text, finite_or_none
 from longread.metrics.claims import ALPHA, CLAIM_RULE, MIN_PAIRED, claim, p_text
 from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, NotPairable, PairedDifference, paired_differences
@@ -177,10 +176,6 @@ def _row(d: PairedDifference, control: str, keep: int, higher_is_better: bool) -
     )
 
 
-def _finite(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
-
-
 def write_context_use(
     intact: Path, controlled: Sequence[Path], out: Path, metrics: Sequence[str] = ()
 ) -> list[Path]:
@@ -221,7 +216,7 @@ def write_context_use(
         "intact": str(intact),
         "controlled": [str(path) for path in controlled],
         "chance": chance,
-        "rows": [_finite(asdict(row)) for row in rows],
+        "rows": [finite_or_none(asdict(row)) for row in rows],
         "unpaired": [asdict(item) for item in unpaired],
         "rule": CLAIM_RULE,
     }

@@ -17,7 +17,6 @@ how many rows of each run found no partner (``unmatched``), so nothing is left o
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from longread.evaluation.registry import make_task
 from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.task import Metric
+from longread.files import finite_or_none
 from longread.metrics import group_sort_key
 from longread.metrics.paired import PAIRED_RESAMPLES, paired_corpus_scores, paired_scores
 from longread.report.grouped import field_value, selected_keys
@@ -70,8 +70,7 @@ class PairedDifference:
     """``instance`` (full identity) or ``pair id`` (runs over different variants of the same items)."""
 
     def as_dict(self) -> dict[str, Any]:
-        values = asdict(self)
-        return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
+        return finite_or_none(asdict(self))
 
 
 @dataclass(frozen=True)

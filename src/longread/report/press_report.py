@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
-from longread.files import atomic_save_png, atomic_write_text
+from longread.files import atomic_save_png, atomic_write_text, finite_or_none
 from longread.metrics.claims import CLAIM_RULE, claim
 from longread.report.context_use import sentence
 from longread.report.load import RunReport, load_runs
@@ -215,16 +215,12 @@ def write_presses(
             for r in runs
         ],
         "bytes_per_entry": geometry.bytes_per_entry if geometry else None,
-        "rows": [_finite(asdict(row)) for row in rows],
+        "rows": [finite_or_none(asdict(row)) for row in rows],
         "rule": CLAIM_RULE,
         **(section.payload if section else {}),
     }
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
     return [md, js, plot_presses(rows, field, out / PRESSES_PNG), *(section.files if section else ())]
-
-
-def _finite(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in values.items()}
 
 
 def plot_presses(rows: Sequence[PressRow], x_label: str, path: Path) -> Path:
