@@ -36,13 +36,14 @@ def test_the_wheel_alone_gives_a_working_longread(tmp_path: Path) -> None:
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
           str(REPO_ROOT)], cwd=tmp_path)  # fmt: skip
     (wheel,) = dist.glob("longread-*.whl")
-    venv.create(env, with_pip=True)
+    venv.create(env)  # no pip of its own (ensurepip takes seconds): this pip installs into it (--python)
     python = env / "bin" / "python"
     site = Path(
         _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], work).strip()
     )
     (site / "longread-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], cwd=work)
+    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+          str(wheel)], cwd=work)  # fmt: skip
     longread = env / "bin" / "longread"
 
     where = _run([str(python), "-c", "import longread; print(longread.__file__)"], work)

@@ -16,7 +16,8 @@ SMALL = [
     "-o", "suffix_tokens=16",
 ]  # fmt: skip
 """The copy is 32 tokens and each candidate scored on its first 16: the planted opening decides; 15 instances
-(3 a book) give the horizon its p < 0.01 (measured: gain +0.80, p < 0.001). K = 32 reaches every copy
+(3 a book, 3 negatives each) give the horizon its p < 0.01 (measured: gain +0.67, p = 0.002; with 8 tokens
+scored the copy is not found). K = 32 reaches every copy
 (96 − 32 ≥ 32 tokens back); K = 160 keeps each whole (a copy starts at most 96 + 64 tokens back)."""
 
 

@@ -73,8 +73,14 @@ def test_a_guarded_tree_ends_with_its_parent_even_what_left_the_group(signum: in
     assert not left_behind(tree)
 
 
+ONE_SIGNAL = pytest.mark.parametrize("signum", [signal.SIGKILL], ids=["SIGKILL"])
+"""The vLLM server and the Ray cluster (each ~35 s of CPU to start) are killed one way only: the parent runs
+no code under either signal (Python's default SIGTERM ends it at once), so what reaches the guard is the same
+parent death; the guarded tree above is killed both ways."""
+
+
 @pytest.mark.external
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@ONE_SIGNAL
 def test_a_vllm_server_ends_with_the_process_that_started_it(signum: int, tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     parent = start_parent("vllm", str(ready), str(VLLM_PORT), str(tmp_path / "vllm.log"), ready=ready)
@@ -86,7 +92,7 @@ def test_a_vllm_server_ends_with_the_process_that_started_it(signum: int, tmp_pa
 
 
 @pytest.mark.external
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@ONE_SIGNAL
 def test_a_ray_cluster_started_by_the_tests_ends_with_its_parent(signum: int, tmp_path: Path) -> None:
     require_ray()
     parent = start_parent("ray", str(tmp_path / "ready"), ready=tmp_path / "ready")

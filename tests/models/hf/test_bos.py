@@ -121,7 +121,9 @@ def test_smollm2_describe_is_unchanged() -> None:
 def _independent_logprob(model: torch.nn.Module, ids: Sequence[int], n_continuation: int) -> float:
     """Sum of log P(last ``n_continuation`` ids) under one plain forward over ``ids[:-1]``."""
     with torch.inference_mode():
-        logits = model(input_ids=torch.tensor([list(ids[:-1])])).logits[0].double()
+        logits = (
+            model(input_ids=torch.tensor([list(ids[:-1])]), logits_to_keep=n_continuation).logits[0].double()
+        )
     logprobs = torch.log_softmax(logits, dim=-1)
     targets = torch.tensor(list(ids[-n_continuation:]))
     return float(logprobs[-n_continuation:].gather(-1, targets[:, None]).sum())
@@ -215,5 +217,7 @@ def test_gemma_generation_keeps_the_bos_in_front_of_a_cut_prompt(gemma: HFBacken
     ids = [BOS, *gemma.encoder.encode_plain(prompt)[-(room - 1) :]]
     with torch.inference_mode():
         for _ in range(result.n_generated_tokens):
-            ids.append(int(gemma.model(input_ids=torch.tensor([ids])).logits[0, -1].argmax()))
+            ids.append(
+                int(gemma.model(input_ids=torch.tensor([ids]), logits_to_keep=1).logits[0, -1].argmax())
+            )
     assert result.text == gemma.tokenizer.decode(ids[room:], skip_special_tokens=True)

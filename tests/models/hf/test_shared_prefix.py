@@ -29,11 +29,11 @@ def assert_same_scores(shared: LoglikelihoodResult, naive: LoglikelihoodResult) 
 
 
 def chapter_break_request() -> LoglikelihoodRequest:
-    """~1500 tokens of Pride and Prejudice ending right before a chapter heading, 6 real continuations."""
+    """~800 tokens of Pride and Prejudice ending right before a chapter heading, 6 real continuations."""
     text = book_text()
     headings = [m.start() for m in re.finditer(r"^Chapter \d+|^CHAPTER [IVXLC]+", text, flags=re.MULTILINE)]
     boundary = headings[5]
-    context = text[boundary - 6500 : boundary]  # ends with the blank lines before the heading
+    context = text[boundary - 3000 : boundary]  # ends with the blank lines before the heading
     assert context.endswith("\n\n")
     later = text[headings[8] : headings[8] + 3000]
     continuations = (
@@ -51,9 +51,9 @@ def chapter_break_request() -> LoglikelihoodRequest:
 @needs_book
 def test_smollm2_on_a_real_chapter_break() -> None:
     request = chapter_break_request()
-    shared = tuned("smollm2", prefill_chunk=512, batch_size=8).loglikelihood([request])[0]
+    shared = tuned("smollm2", prefill_chunk=256, batch_size=8).loglikelihood([request])[0]
     naive = tuned("smollm2", mode="naive").loglikelihood([request])[0]
-    assert 1300 <= shared.context_tokens_kept == shared.context_tokens_original <= 1800
+    assert 600 <= shared.context_tokens_kept == shared.context_tokens_original <= 900  # 3-4 chunks
     assert shared.scores[3].n_tokens <= 3
     assert shared.scores[4].n_tokens == 128 < shared.scores[4].n_tokens_original
     assert_same_scores(shared, naive)

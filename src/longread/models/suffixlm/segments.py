@@ -17,6 +17,7 @@ the same trailing segments, so their encodings are shared in the cache).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -33,6 +34,13 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 def split_sentences(text: str) -> list[str]:
     """``text`` cut at sentence starts; the pieces join back to ``text`` exactly."""
+    return list(_split_sentences(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _split_sentences(text: str) -> tuple[str, ...]:
+    """Remembered: a whole novel takes syntok ~1.4 s, and a build cuts the same books again (a rebuild, a
+    decoy book read for several questions' books)."""
     starts: list[int] = []
     for match_start, paragraph in _paragraphs(text):
         for para in segmenter.analyze(paragraph):
@@ -42,7 +50,7 @@ def split_sentences(text: str) -> list[str]:
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     bounds = [*sorted(set(starts)), len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+    return tuple(text[a:b] for a, b in itertools.pairwise(bounds) if b > a)
 
 
 def _paragraphs(text: str) -> list[tuple[int, str]]:

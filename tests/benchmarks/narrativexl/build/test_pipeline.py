@@ -1,6 +1,6 @@
 """A real NarrativeXL build: real novels from ../shared, SmolLM2 writing the summaries, spaCy renaming.
 
-One build (8 scenes of one novel, one scene of each of five decoy novels, short
+One build (6 scenes of one novel, one scene of each of five decoy novels, short
 generations) is made once for the module; the tests check the question
 invariants on it, the renaming, the layouts, a resumed rebuild from the cache
 and byte-identical output for the same seed.
@@ -36,9 +36,10 @@ from tests.models_fixtures import SHARED, tuned
 CORPUS = SHARED / "corpus" / "gutenberg"
 MAIN = CORPUS / "pg2852.txt.gz"  # The Hound of the Baskervilles
 DECOYS = [CORPUS / f"pg{n}.txt.gz" for n in (1342, 84, 120, 105, 174)]
+SCENES = 6
 SETTINGS = NarrativeXLBuildSettings(
     seed=3,
-    max_scenes=8,
+    max_scenes=SCENES,
     summaries=SummarySettings(summary_max_tokens=16, distortion_max_tokens=16, hierarchical_max_tokens=16),
 )
 
@@ -63,7 +64,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         decoy_max_scenes=1,
         show_progress=False,
     )
-    assert [book.role for book in report.books] == ["questions"] + ["decoys only"] * 5
+    assert [book.role for book in report.books] == ["questions"] + ["decoys only"] * len(DECOYS)
     assert report.generated > 0 and report.cached == 0
     return out
 
@@ -74,8 +75,8 @@ def _reading(built: Path) -> ReadingBook:
 
 def test_questions_keep_the_authors_rules_on_a_real_build(built: Path) -> None:
     book = _reading(built)
-    assert len(book.scenes) == 8
-    assert book.questions, "a real build of 8 scenes gives read-along questions"
+    assert len(book.scenes) == SCENES
+    assert book.questions, "a real build of 6 scenes gives read-along questions"
     kinds = {q.question_type for q in book.questions}
     assert {"lookahead", "change", "otherbook"} <= kinds
     for question in book.questions:
@@ -137,7 +138,7 @@ def test_official_files_agree_with_the_longread_json(built: Path) -> None:
     assert [q.answer for q in official.questions] == [q.answer for q in book.questions]
     assert [q.retention_demand for q in official.questions] == [q.retention_demand for q in book.questions]
     summaries = read_tagseparated(built / "books" / "2852.tagseparated")
-    assert len(summaries.scenes) == 8
+    assert len(summaries.scenes) == SCENES
     assert {item.status for item in summaries.summaries} <= {"OK", "Warning", "Fail"}
     report = json.loads((built / BUILD_REPORT_FILE).read_text(encoding="utf-8"))
     assert report["books"][0]["book_id"] == "2852"
@@ -151,7 +152,7 @@ def test_official_files_agree_with_the_longread_json(built: Path) -> None:
     failed = [r for r in rows if r.merge_failure is not None]
     assert all(r.true == "" and r.level > 0 for r in failed)
     assert len(report["books"][0]["failed_merges"]) == len(failed)
-    assert any("at most 8 scenes" in line for line in report["books"][0]["left_out"])
+    assert any(f"at most {SCENES} scenes" in line for line in report["books"][0]["left_out"])
 
 
 def test_a_rebuild_from_the_cache_is_byte_identical_and_generates_nothing(
