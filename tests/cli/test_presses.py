@@ -6,19 +6,19 @@ press × ratio with the full cache in a table, a plot and a JSON."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from longread.benchmarks.muld.builders.vlsp import build_vlsp
+from longread.cli.app import app
 from longread.models.tolerance import summed_logprob_tolerance
 from longread.report.load import load_runs
 from tests.benchmarks.narrativexl.test_task import _summaries_book
 from tests.calibration.data import write_bundled
-from tests.helpers import REPO_ROOT, copy_theses, needs_shared
+from tests.helpers import copy_theses, needs_shared
 from tests.presses import converted, longread_in_presses
 
 pytestmark = [needs_shared, pytest.mark.external]
@@ -51,9 +51,8 @@ def test_presses_are_listed_and_a_read_along_or_the_project_venv_is_refused_befo
         "Loading weights" not in read_along.stderr
     )  # names and other refusals: tests/models/test_press_spec.py
     # the project's own environment has no kvpress: it says where presses run
-    command = [sys.executable, "-m", "longread.cli", *base, "--model", "smollm2", "--press", "snapkv:0.5"]
-    here = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
-    assert here.returncode != 0 and "make presses" in " ".join(here.stderr.split())
+    here = CliRunner().invoke(app, [*base, "--model", "smollm2", "--press", "snapkv:0.5"])  # this process
+    assert here.exit_code != 0 and "make presses" in " ".join(here.output.split())
 
 
 def _presses(data: Path, out: Path, model: str, presses: str, ratios: str, *extra: str) -> dict[str, Any]:

@@ -38,7 +38,8 @@ def test_lm_eval_equals_longread_on_summaries(tmp_path: Path) -> None:
     from lm_eval.models.huggingface import HFLM
 
     data = tmp_path / "frankenstein.json"
-    data.write_text(make_book(84, 2).model_dump_json(), encoding="utf-8")
+    # scenes of ~1,000 characters (~250 tokens): cut at 128, whole at 1024, each forward a third of 3,000's
+    data.write_text(make_book(84, 2, scene_chars=1000).model_dump_json(), encoding="utf-8")
     folder = tmp_path / "lm-eval"
     report = export_task("narrativexl-summaries", data, "lm-eval", folder, ExportOptions("smollm2", LENGTHS))
     assert report.facts.counts[128]["context_cut"] == 2 and report.facts.counts[1024]["context_cut"] == 0

@@ -214,6 +214,7 @@ def narrativexl_incident(longread: str, book: Path, out: Path, address: str, rep
 
 def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     from longread.benchmarks.narrativexl.build import NarrativeXLBuildSettings, build_narrativexl
+    from longread.benchmarks.narrativexl.scenes import SceneSettings
     from longread.benchmarks.narrativexl.summaries import SummarySettings
     from longread.models.registry import load_backend
     from longread.scaleout.ray_backend import wrap_with_ray
@@ -221,6 +222,7 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
     settings = NarrativeXLBuildSettings(
         seed=3,
         max_scenes=2,
+        scenes=SceneSettings(chars=1500),  # half the authors' scene: each summary reads half as much
         summaries=SummarySettings(
             summary_max_tokens=16, distortion_max_tokens=16, hierarchical_max_tokens=16
         ),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -70,8 +69,8 @@ def _eval_command(data: Path, run: Path, *extra: str) -> list[str]:
 
 
 def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path) -> None:
-    whole = tmp_path / "whole"
-    subprocess.run(_eval_command(data_file, whole), check=True, capture_output=True)
+    whole = tmp_path / "whole"  # the uninterrupted run and the resume in this process; the killed one is one
+    assert CliRunner().invoke(app, _eval_command(data_file, whole)[3:]).exit_code == 0
     killed = tmp_path / "killed"
     marker = tmp_path / "paused"
     process = start_paused(_eval_command(data_file, killed), 4, marker)
@@ -79,9 +78,9 @@ def test_killed_run_resumes_to_the_same_results(data_file: Path, tmp_path: Path)
     kept = kill_after_rows(process, samples, marker)
     assert kept == 4, "the kill lands after the fourth row"
     assert not (killed / "results.json").exists()
-    resumed = subprocess.run(_eval_command(data_file, killed, "--resume"), capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr
-    assert "samples already done" in resumed.stdout
+    resumed = CliRunner().invoke(app, _eval_command(data_file, killed, "--resume")[3:])
+    assert resumed.exit_code == 0, resumed.output
+    assert "samples already done" in resumed.output
     assert (killed / "results.json").read_bytes() == (whole / "results.json").read_bytes()
     rows = [json.loads(line) for line in samples.read_text().splitlines()]
     assert len({row["key"] for row in rows}) == 48

@@ -29,15 +29,17 @@ def _sentences(text: str) -> list[str]:
     return [s for s in (" ".join(part.split()) for part in _SENTENCE_END.split(text)) if s]
 
 
-def scene_texts(gutenberg_id: int, n_scenes: int, *, start: int = 30000) -> list[str]:
-    """``n_scenes`` pieces of the novel, each whole sentences of at most ~SCENE_CHARS characters."""
+def scene_texts(
+    gutenberg_id: int, n_scenes: int, *, start: int = 30000, chars: int = SCENE_CHARS
+) -> list[str]:
+    """``n_scenes`` pieces of the novel, each whole sentences of at most ~``chars`` characters."""
     text = read_text(gutenberg_book(gutenberg_id))
-    sentences = _sentences(text[start : start + (n_scenes + 2) * SCENE_CHARS])[1:]  # the first may be cut
+    sentences = _sentences(text[start : start + (n_scenes + 2) * chars])[1:]  # the first may be cut
     pieces: list[str] = []
     current: list[str] = []
     size = 0
     for sentence in sentences:
-        if current and size + len(sentence) + 1 > SCENE_CHARS:
+        if current and size + len(sentence) + 1 > chars:
             pieces.append(" ".join(current))
             current, size = [], 0
             if len(pieces) == n_scenes:
@@ -65,9 +67,10 @@ def make_book(
     fail: Sequence[int] = (),
     warning: Sequence[int] = (),
     book_id: str | None = None,
+    scene_chars: int = SCENE_CHARS,
 ) -> BookSummaries:
     """A BookSummaries in the form its ``.tagseparated`` file keeps (see ``official.canonical_book``)."""
-    texts = scene_texts(gutenberg_id, n_scenes)
+    texts = scene_texts(gutenberg_id, n_scenes, chars=scene_chars)
     scenes: list[Scene] = []
     summaries: list[SceneSummaries] = []
     offset = 0

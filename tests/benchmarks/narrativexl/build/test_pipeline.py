@@ -28,6 +28,7 @@ from longread.benchmarks.narrativexl.official import (
     read_questions_shortform,
     read_tagseparated,
 )
+from longread.benchmarks.narrativexl.scenes import SceneSettings
 from longread.benchmarks.narrativexl.schema import NONE_OF_THE_ABOVE, HierarchicalSummary, ReadingBook
 from longread.benchmarks.narrativexl.summaries import SummarySettings
 from longread.errors import LongreadError
@@ -40,6 +41,7 @@ SCENES = 6
 SETTINGS = NarrativeXLBuildSettings(
     seed=3,
     max_scenes=SCENES,
+    scenes=SceneSettings(chars=1500),  # half the authors' 3,000: every rule holds, each summary reads half
     summaries=SummarySettings(summary_max_tokens=16, distortion_max_tokens=16, hierarchical_max_tokens=16),
 )
 
