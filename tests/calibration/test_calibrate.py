@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from longread.cli.app import app
 from tests.calibration.data import write_bundled
 from tests.helpers import REPO_ROOT
 
@@ -50,8 +53,8 @@ def test_calibrate_finds_the_planted_copy_and_every_control_behaves(tmp_path: Pa
     assert "**detects**" in markdown and "copy horizon is at least 96 tokens" in markdown
     assert (out / "calibration.png").stat().st_size > 10_000
     # resumable: a second call redoes nothing and writes the same calibration
-    again = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=1200)
-    assert again.returncode == 0 and json.loads((out / "calibration.json").read_text()) == report
+    again = CliRunner().invoke(app, command[3:])  # in this process: the command as a process ran above
+    assert again.exit_code == 0 and json.loads((out / "calibration.json").read_text()) == report
 
 
 def test_bad_settings_are_refused_before_the_model_loads(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """lm-evaluation-harness on the exported ChapterBreak tasks scores what longread scores.
 
 The real lm-eval (the pinned version of the bench extra), offline, in-process, with the
-weights longread already loaded; the same three real instances at two prefix lengths
-(Gemma 3 at the shorter) through longread's own runner. Every candidate's log-prob agrees within the
+weights longread already loaded; the same three real instances (SmolLM2 at the longer prefix length,
+Gemma 3 at the shorter) through longread's own runner. Every candidate's log-prob agrees within the
 summed-log-prob tolerance and every sample's accuracy is the same (longread: a tie
 with the gold is wrong; the export puts the gold last, so lm-eval's argmax agrees).
 
@@ -59,9 +59,10 @@ def test_lm_eval_log_probs_and_accuracy_equal_longread(
     chapterbreak_data: Path, tmp_path: Path, name: str
 ) -> None:
     folder = tmp_path / "lm-eval"
-    # Both prefix lengths for SmolLM2; the shorter for Gemma 3, whose 262K-token output layer makes each
-    # lm-eval request about twice as dear (its start token and tokenizer are what this case is for).
-    lengths = LENGTHS if name == "smollm2" else LENGTHS[:1]
+    # One prefix length each: the longer for SmolLM2, the shorter for Gemma 3, whose 262K-token output layer
+    # makes each lm-eval request about twice as dear (its start token and tokenizer are what this case is
+    # for); an export of two lengths as two lm-eval tasks: test_narrativexl_summaries.py.
+    lengths = LENGTHS[1:] if name == "smollm2" else LENGTHS[:1]
     options = ExportOptions(_tokenizer_spec(name), lengths, SUFFIX_TOKENS)
     report = export_task("chapterbreak", chapterbreak_data, "lm-eval", folder, options)
     assert all(counts["context_inexact"] == 0 for counts in report.facts.counts.values())

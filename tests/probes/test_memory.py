@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from longread.cli.app import app
 from longread.documents.book import Book, Chapter
 from longread.documents.reader import read_book
 from longread.models.hf.backend import HFBackend
@@ -262,16 +264,13 @@ def test_books_are_given_as_build_takes_them(tmp_path: Path) -> None:
     for name in ("pg84.txt.gz", "pg120.txt.gz"):
         (folder / name).write_bytes((BOOKS / name).read_bytes())
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "longread.cli", "probe", "memory", "--books", str(folder),
-               "--books", "bundled:pg1342", "--model", "random:gpt2", "--out", str(out), "--probes",
-               "extraction", "--passages", "2", "--prompt-tokens", "8", "--new-tokens", "4",
-               "--quiet"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    arguments = ["probe", "memory", "--books", str(folder), "--books", "bundled:pg1342", "--model",
+                 "random:gpt2", "--out", str(out), "--probes", "extraction", "--passages", "2",
+                 "--prompt-tokens", "8", "--new-tokens", "4", "--quiet"]  # fmt: skip
+    done = CliRunner().invoke(app, arguments)  # in this process (the command as a process: above)
+    assert done.exit_code == 0, (done.output[-3000:], done.exception)
     probed = [book["book"] for book in json.loads((out / "books.json").read_text())["books"]]
     assert sorted(probed) == ["120", "1342", "84"]
-    both = subprocess.run([*command[:-1], "--data", str(folder / "pg84.txt.gz")], capture_output=True,
-                          text=True, cwd=REPO_ROOT, timeout=300)  # fmt: skip
-    assert both.returncode == 2 and "not both and not neither" in " ".join(
-        both.stderr.replace("│", " ").split()
-    )
+    both = CliRunner().invoke(app, [*arguments[:-1], "--data", str(folder / "pg84.txt.gz")])
+    said = " ".join(both.output.replace("│", " ").split())
+    assert both.exit_code == 2 and "not both and not neither" in said

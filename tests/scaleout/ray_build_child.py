@@ -14,9 +14,9 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   in one process (``ray stop`` at the end stops only this process namespace's Ray);
   then ``longread build narrativexl BOOK --ray 127.0.0.1:PORT`` (a tiny random Llama, one scene) while
   the first replica seen answering a call is SIGKILLed: what the command prints (its incident line);
-- ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on 2 Ray
-  replicas (1 thread each);
-- ``default_workers``: replicas made without a worker count, on CPUs and for a CUDA model;
+- ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on Ray replicas
+  made without a worker count (2 on CPUs, 1 thread each);
+- ``default_workers``: replicas made without a worker count for a CUDA model;
 - ``oom``: a local Ray whose memory monitor kills at 3 GB above the node's use at start, and a
   per-book function that takes up to 10 GB on one book: Ray's own out-of-memory kill, twice.
 """
@@ -233,7 +233,8 @@ def narrativexl(books: list[Path], out: Path, report: dict[str, Any]) -> None:
         book, out / "nxl-one", load_backend("smollm2", threads=1), settings, show_progress=False
     )
     report["nxl_one_seconds"] = time.monotonic() - began
-    replicas = wrap_with_ray("smollm2", {"threads": 2}, workers=2)
+    replicas = wrap_with_ray("smollm2", {"threads": 2}, workers=None)  # the default: 2 on CPUs
+    report["default_cpu_workers"] = len(replicas.actors)
     began = time.monotonic()
     build_narrativexl(book, out / "nxl-ray", replicas, settings, show_progress=False)
     report["nxl_ray_seconds"] = time.monotonic() - began
@@ -272,13 +273,11 @@ def out_of_memory(books: list[Path], report: dict[str, Any]) -> None:
 
 
 def default_workers(report: dict[str, Any]) -> None:
-    """``--ray-workers`` not given: 2 replicas on CPUs; a CUDA model on a Ray without GPUs is refused."""
+    """``--ray-workers`` not given: a CUDA model on a Ray without GPUs is refused (2 replicas on CPUs: the
+    NarrativeXL build's, above)."""
     from longread.errors import LongreadError
     from longread.scaleout.ray_backend import wrap_with_ray
 
-    replicas = wrap_with_ray("random:gpt2", {"threads": 2}, workers=None)
-    report["default_cpu_workers"] = len(replicas.actors)
-    replicas.shutdown()
     try:
         wrap_with_ray("random:gpt2", {"threads": 2, "device": "cuda"}, workers=None)
         report["cuda_without_gpu"] = None
