@@ -8,8 +8,9 @@ resumable), the model loaded once; then ``presses.md``/``.json``/``.png``
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,6 +31,14 @@ from longread.cli.options import (
     parse_task_options,
 )
 from longread.errors import LongreadError
+
+if TYPE_CHECKING:
+    from longread.calibration.run import CalibrationPlan
+    from longread.evaluation.runner import RunOptions
+    from longread.models.hf.backend import HFBackend
+    from longread.models.press_spec import PressSpec
+    from longread.report.press_report import CacheGeometry
+    from longread.report.press_runs import PressRun
 
 presses_app = typer.Typer()
 
@@ -74,7 +83,7 @@ def _list_presses() -> None:
         typer.echo(f"  {name:<24} {cls.__name__}" + (f" — {doc[0]}" if doc else ""))
 
 
-def _plan(presses: str, ratios: str) -> list[Any]:
+def _plan(presses: str, ratios: str) -> list[PressSpec]:
     from longread.models.press_spec import PressError, parse_press
 
     try:
@@ -169,7 +178,9 @@ def presses_command(
     show_report(files[0], tuple(files), sum(run.failed for run in runs))
 
 
-def _planting(task: str, distances: str | None, copy_tokens: int, seed: int, made: Any) -> Any:
+def _planting(
+    task: str, distances: str | None, copy_tokens: int, seed: int, made: Any
+) -> CalibrationPlan | None:
     """The plan of the planted copies (None without --distances), checked against the prefix lengths."""
     if distances is None:
         return None
@@ -183,8 +194,15 @@ def _planting(task: str, distances: str | None, copy_tokens: int, seed: int, mad
 
 
 def _planted(
-    planting: Any, make: Any, data: Path, backend: Any, out: Path, plan: Any, options: Any, announce: Any
-) -> tuple[list[Path], list[Any]]:
+    planting: CalibrationPlan,
+    make: Callable[[], Any],
+    data: Path,
+    backend: HFBackend,
+    out: Path,
+    plan: Sequence[PressSpec],
+    options: RunOptions,
+    announce: RunAnnouncer,
+) -> tuple[list[Path], list[PressRun]]:
     """Plant (the chosen instances into ``unplanted.jsonl``, their copies into ``planted.jsonl``), run
     every setting on both, and write the report with each setting's copy horizon."""
     from longread.calibration.press_horizons import horizon_section, press_horizons
@@ -207,7 +225,7 @@ def _planted(
     return [*files, planted_file], [*runs, *copied]
 
 
-def cache_geometry(backend: Any) -> Any:
+def cache_geometry(backend: HFBackend) -> CacheGeometry:
     """Bytes per cache entry and each layer's window, from the loaded model's config."""
     from longread.models.hf.pressed.layer_masks import layer_windows
     from longread.report.press_report import CacheGeometry
