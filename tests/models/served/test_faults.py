@@ -223,8 +223,10 @@ def test_faults_that_stay_are_sample_errors_and_resume_finishes(
         proxy.fail(fault, when=is_scoring, times=None, pin_body=True)
     run = tmp_path / "run"
     # One request per backend call: a failed call is then not asked again one by one (time).
-    outcome = _run(once, data, run, RunOptions(show_progress=False, request_batch=1))
-    once.close()
+    try:
+        outcome = _run(once, data, run, RunOptions(show_progress=False, request_batch=1))
+    finally:
+        once.close()
     faulted = _faulted(proxy.seen())
     assert sorted(tries[0].fault or "" for tries in faulted.values()) == sorted(f.label for f in stays)
     for tries in faulted.values():
