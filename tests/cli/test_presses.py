@@ -6,6 +6,7 @@ press × ratio with the full cache in a table, a plot and a JSON."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from longread.report.load import load_runs
 from tests.benchmarks.narrativexl.test_task import _summaries_book
 from tests.calibration.data import write_bundled
 from tests.helpers import copy_theses, needs_shared
-from tests.presses import converted, longread_in_presses
+from tests.presses import converted, longread_in_presses, stop_presses_server
 
 pytestmark = [needs_shared, pytest.mark.external]
 SMALL = ["--prefix-lengths", "256", "--limit", "5", "-o", "suffix_tokens=32", "--quiet"]
@@ -28,6 +29,12 @@ SMALL = ["--prefix-lengths", "256", "--limit", "5", "-o", "suffix_tokens=32", "-
 def _rows(run: Path) -> dict[str, dict[str, Any]]:
     rows = (json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines())
     return {row["key"]: row for row in rows}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server_stopped_at_the_end() -> Iterator[None]:
+    yield
+    stop_presses_server()
 
 
 @pytest.fixture(scope="module")
