@@ -55,10 +55,11 @@ SERVERS_LANE = (
 BALANCE = (
     "tests/export/test_narrativexl_lm_eval.py",
     "tests/export/test_narrativexl_summaries.py",
+    "tests/export/test_muld_style.py",
 )
-"""Model-heavy modules run in the servers lane too, so the lanes end together (measured on a fresh clone:
-with these two and the MuLD style comparison there, the servers lane ended ~50 s after the other, one
-core idle meanwhile; that comparison, ~24 s on its own, went back)."""
+"""Model-heavy modules run in the servers lane too, so the lanes end together (measured on fresh clones:
+with the first two there, the main lane ended ~60 s after the servers lane once the presses' commands
+were forked from one server; the MuLD style comparison, ~30 s in the suite, moves that half of it)."""
 
 
 SERVER_FIXTURE = "vllm"

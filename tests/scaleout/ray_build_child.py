@@ -10,8 +10,9 @@ Arguments: BOOKS OUT. Writes OUT/report.json with what happened:
   time: that book's outcome and the others';
 - ``cluster``: a Ray head started with ``ray start --head`` on 127.0.0.1 (in a directory of its own),
   then ``longread build chapterbreak BOOKS --ray 127.0.0.1:PORT`` (BOOKS relative to the driver's
-  directory) and ``longread eval … --ray 127.0.0.1:PORT`` through the CLI, next to the same commands
-  in one process (``ray stop`` at the end stops only this process namespace's Ray);
+  directory; ``local``'s in-book file has the same settings) and ``longread eval … --ray 127.0.0.1:PORT``
+  through the CLI, next to the same eval in one process (``ray stop`` at the end stops only this process
+  namespace's Ray);
   then ``longread build narrativexl BOOK --ray 127.0.0.1:PORT`` (a tiny random Llama, one scene) while
   the first replica seen answering a call is SIGKILLed: what the command prints (its incident line);
 - ``narrativexl``: a small NarrativeXL build with SmolLM2 in one process (1 thread) and on Ray replicas
@@ -157,11 +158,9 @@ def cluster(books: list[Path], out: Path, report: dict[str, Any]) -> None:
         book_dir = books[0].parent
         build = [longread, "build", "chapterbreak", book_dir.name, "--seed", "7", "--prefix-tokens", "1024"]
         build += ["--suffix-tokens", "64", "--negatives", "3", "--quiet"]
-        commands = {
-            "build_one": [*build, "--workers", "1", "--out", str(out / "cli-one.jsonl")],
-            "build_cluster": [*build, "--out", str(out / "cli-cluster.jsonl"), "--ray", address],
-        }
-        evaluate = [longread, "eval", "chapterbreak", "--data", str(out / "cli-one.jsonl"), "--model"]
+        # the same settings as ``local``'s in-book build: its one-process file is what the cluster must give
+        commands = {"build_cluster": [*build, "--out", str(out / "cli-cluster.jsonl"), "--ray", address]}
+        evaluate = [longread, "eval", "chapterbreak", "--data", str(out / "one-in-book.jsonl"), "--model"]
         evaluate += ["random:gpt2", "--prefix-lengths", "64,256", "--limit", "6", "--quiet", "--threads"]
         commands["eval_one"] = [*evaluate, "1", "--out", str(out / "eval-one")]
         commands["eval_cluster"] = [*evaluate, "2", "--out", str(out / "eval-cluster"), "--ray", address]
