@@ -4,6 +4,7 @@ the shipped models converted by the project's environment for it to read."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -46,11 +47,11 @@ class _Server:
     def _start(self) -> subprocess.Popen[str]:
         environment = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         command = [str(presses_python()), "-m", "tests.presses_server"]
-        log = (self.folder / "server.log").open("w")
-        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": log}
-        process = subprocess.Popen(
-            command, text=True, cwd=REPO_ROOT, env=environment, start_new_session=True, **pipes
-        )
+        with (self.folder / "server.log").open("w") as log:  # the server keeps its own copy
+            pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": log}
+            process = subprocess.Popen(
+                command, text=True, cwd=REPO_ROOT, env=environment, start_new_session=True, **pipes
+            )
         self.process = process
         self._answer(["(start)"], START_TIMEOUT_S)
         return process
@@ -81,10 +82,15 @@ class _Server:
         return subprocess.CompletedProcess(["longread", *args], code, out.read_text(), err.read_text())
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)  # the server and a command it still runs
-            self.process.wait()
-        self.process = None
+        process, self.process = self.process, None
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the server and a command it still runs
+        process.wait()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 START_TIMEOUT_S = 300
