@@ -27,6 +27,11 @@ needs_shared = pytest.mark.skipif(
 )
 
 
+def unboxed(text: str) -> str:
+    """A command's message as one line: out of the box rich draws around it, its wrapping undone."""
+    return " ".join(text.replace("│", " ").split())
+
+
 def gutenberg_book(book_id: int) -> Path:
     return GUTENBERG / f"pg{book_id}.txt.gz"
 

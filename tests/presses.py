@@ -42,7 +42,13 @@ class _Server:
 
     def __init__(self) -> None:
         self.process: subprocess.Popen[str] | None = None
-        self.folder = Path(tempfile.mkdtemp(prefix="longread-presses-"))
+        self.made: Path | None = None  # at the first command, not when a lane imports this module
+
+    @property
+    def folder(self) -> Path:
+        if self.made is None:
+            self.made = Path(tempfile.mkdtemp(prefix="longread-presses-"))
+        return self.made
 
     def _start(self) -> subprocess.Popen[str]:
         environment = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -100,7 +106,8 @@ _SERVER = _Server()
 @atexit.register
 def _at_exit() -> None:
     _SERVER.stop()
-    shutil.rmtree(_SERVER.folder, ignore_errors=True)
+    if _SERVER.made is not None:
+        shutil.rmtree(_SERVER.made, ignore_errors=True)
 
 
 def stop_presses_server() -> None:

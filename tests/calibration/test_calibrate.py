@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from longread.cli.app import app
 from tests.calibration.data import write_bundled
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, unboxed
 
 SMALL = [
     "--prefix-lengths", "192", "--distances", "96", "--keep-last", "32,160", "--copy-tokens", "32",
@@ -83,9 +83,9 @@ def test_bad_settings_are_refused_before_the_model_loads(tmp_path: Path) -> None
     }
     for extra, message in cases.items():
         done = CliRunner().invoke(app, [*base, *extra])
-        said = " ".join(done.stderr.replace("│", " ").split())
+        said = unboxed(done.stderr)
         assert done.exit_code != 0 and message in said, said[-2000:]
         assert "Loading weights" not in done.output
     wrong_task = CliRunner().invoke(app, [base[0], "narrativexl", *base[2:]])
-    said = " ".join(wrong_task.stderr.replace("│", " ").split())
+    said = unboxed(wrong_task.stderr)
     assert wrong_task.exit_code == 2 and "plants copies in chapterbreak data only" in said

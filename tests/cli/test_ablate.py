@@ -14,7 +14,7 @@ from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.cli.app import app
 from longread.documents.reader import read_book
-from tests.helpers import REPO_ROOT, gutenberg_book, needs_shared
+from tests.helpers import REPO_ROOT, gutenberg_book, needs_shared, unboxed
 
 
 @needs_shared
@@ -66,6 +66,6 @@ def test_a_metric_the_task_does_not_have_is_refused_before_the_model_loads(tmp_p
     command = ["ablate", "chapterbreak", "--data", str(data), "--model", "smollm2", "--out",
                str(tmp_path / "out"), "--metrics", "accuracy,margin"]  # fmt: skip
     done = CliRunner().invoke(app, command)  # in this process: a refusal needs no interpreter of its own
-    message = " ".join(done.stderr.replace("│", " ").split())
+    message = unboxed(done.stderr)
     assert done.exit_code == 2 and "chapterbreak has no metric margin; its metrics: accuracy" in message
     assert not (tmp_path / "out").exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from longread.cli.app import app
-from tests.helpers import GUTENBERG
+from tests.helpers import GUTENBERG, unboxed
 
 
 def test_a_scene_length_out_of_range_names_its_option(tmp_path: Path) -> None:
@@ -106,5 +106,5 @@ def test_books_the_probes_cannot_tell_about_stay_unless_strict_memory(tmp_path: 
     assert "left out: cannot tell for smollm2 (no score; rule extraction_exact>=0.05)" in left[0]
     alone = CliRunner().invoke(app, ["build", "chapterbreak", str(books[0]), "--strict-memory",
                                      "--out", str(tmp_path / "x.jsonl"), *common])  # fmt: skip
-    said = " ".join(alone.output.replace("│", " ").split())
+    said = unboxed(alone.output)
     assert alone.exit_code == 2 and "give --exclude-remembered PROBE_DIR with it" in said

@@ -21,7 +21,7 @@ from longread.benchmarks.muld.builders.report import LengthFilter
 from longread.cli.app import app
 from longread.cli.export import MULD_EXPORTS, export_muld
 from longread.cli.muld import MULD_BUILDERS, MuldBuilder, build_muld
-from tests.helpers import TEST_DATA
+from tests.helpers import TEST_DATA, unboxed
 
 OPENSUBTITLES = TEST_DATA / "muld" / "opensubtitles"
 
@@ -158,6 +158,6 @@ def test_too_few_sources_name_what_the_command_needs(builder: MuldBuilder, tmp_p
         app, ["build", builder.command_name, *given, "--out", str(tmp_path / "out.jsonl")]
     )
     assert result.exit_code == 2
-    said = " ".join(result.output.replace("│", " ").split())  # the message as one line, out of its box
+    said = unboxed(result.output)  # the message as one line, out of its box
     assert f"give {builder.source_names} as --source, in that order" in said
     assert not (tmp_path / "out.jsonl").exists()

@@ -21,7 +21,7 @@ from longread.evaluation.controls import ControlError, ControlledTask, ControlSe
 from longread.models.requests.control import ids_sha256
 from longread.report.build import build_report
 from longread.runs.inputs_log import INPUTS_FILE, read_inputs
-from tests.helpers import gutenberg_book, needs_shared
+from tests.helpers import gutenberg_book, needs_shared, unboxed
 from tests.models_fixtures import backend
 
 QUIET = RunOptions(show_progress=False)
@@ -141,7 +141,7 @@ def test_the_command_line_refuses_bad_settings_and_a_resume_under_another_contro
         """The command in this process: (exit code, its output as one line, whatever box and width the
         terminal library drew it in)."""
         done = CliRunner().invoke(app, [*base, *args])
-        return done.exit_code, " ".join(done.output.replace("│", " ").split())
+        return done.exit_code, unboxed(done.output)
 
     code, said = run("--out", str(tmp_path / "a"), "--context", "shuffle", "--keep-last", "-1")
     assert code == 2 and "--keep-last must be 0 or more tokens" in said

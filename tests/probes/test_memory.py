@@ -34,7 +34,7 @@ from longread.probes.memory.passages import (
 )
 from longread.probes.memory.places import chapter_places, seeded_places
 from longread.probes.tokens import ProbeSettingsError
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, unboxed
 from tests.probes.trained import train_tiny_gpt2
 
 BOOKS = REPO_ROOT / "src" / "longread" / "data" / "books"
@@ -191,7 +191,7 @@ def test_the_command_refuses_a_bad_rule_before_any_work(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "longread.cli", "probe", "memory", str(BOOKS / "pg84.txt.gz"), "--model",
                "smollm2", "--out", str(out), "--remembered", "cloze>0.3"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
-    message = " ".join(done.stderr.replace("│", " ").split())
+    message = unboxed(done.stderr)
     assert done.returncode != 0 and "'cloze>0.3' is not SCORE>=VALUE" in message and not out.exists()
 
 
@@ -272,5 +272,5 @@ def test_books_are_given_as_build_takes_them(tmp_path: Path) -> None:
     probed = [book["book"] for book in json.loads((out / "books.json").read_text())["books"]]
     assert sorted(probed) == ["120", "1342", "84"]
     both = CliRunner().invoke(app, [*arguments[:-1], "--data", str(folder / "pg84.txt.gz")])
-    said = " ".join(both.output.replace("│", " ").split())
+    said = unboxed(both.output)
     assert both.exit_code == 2 and "not both and not neither" in said

@@ -19,7 +19,7 @@ from longread.cli.app import app
 from longread.models.hf.token_logprobs import long_logprobs, short_logprobs
 from longread.probes.key_tokens import inside
 from longread.probes.tokens import ProbeSettingsError, TokenProbeSettings, frequent_types, last_seen_distances
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, unboxed
 from tests.models_fixtures import backend, book_text
 from tests.tolerances import summed_logprob_tolerance
 
@@ -75,7 +75,7 @@ def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:
     command = ["probe", "tokens", str(BOOK), "--model", "smollm2", "--out", str(out), "--short", "64",
                "--stride", "0"]  # fmt: skip
     done = CliRunner().invoke(app, command)  # in this process: a refusal needs no interpreter of its own
-    said = " ".join(done.stderr.replace("│", " ").split())
+    said = unboxed(done.stderr)
     assert done.exit_code == 2 and "--stride must lie in 1…64" in said and not out.exists()
 
 
