@@ -1,12 +1,15 @@
 """``make test`` in two lanes at once: the tests that mostly wait on processes of their own (a vLLM server,
 Ray clusters, ``longread`` commands, a wheel's install — marked ``servers`` by ``tests/conftest.py``) next
-to everything else, each lane one pytest process.
+to everything else. The servers lane is one pytest process; the main lane is two pytest-xdist workers
+(``LONGREAD_MAIN_WORKERS``, default 2; 1 runs it in one process), each module on one worker.
 
-The servers lane keeps one core busy on average (measured: 55% of two cores over the served modules),
-so the model-heavy main lane runs beside it instead of after it. A few model-heavy modules go to the
-servers lane too (``BALANCE`` in ``tests/conftest.py``), so the two lanes end at about the same time.
-The main lane prints as it goes; the servers lane's output is kept in a file and printed when both have
-ended, each with its slowest tests. The exit status is the first failing lane's (0 when both pass).
+The servers lane keeps about one core busy on average, and with one main process beside it the two cores
+were ~75% busy (34 CPU-min in 22.6 min): much of the main lane is one-threaded Python. Two main workers
+keep both cores busy to the end (measured beside the servers lane: the main lane 17 min 5 s against
+19-22 min in one process). The servers lane, with its waits on servers, ends first; the main lane's workers
+then have the two cores to themselves. The main lane prints as it goes; the servers lane's output is kept
+in a file and printed when both have ended, each with its slowest tests. The exit status is the first
+failing lane's (0 when both pass).
 
 The checks (ruff, mypy, the import contracts, the docs build: ``--checks COMMAND``) run beside the lanes
 too, from their start: mypy alone takes most of a minute on one core, which the lanes' first minute can
@@ -38,6 +41,14 @@ a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 3
 
 def _command(marker: str, args: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker, *args]
+
+
+def _spread() -> list[str]:
+    """The main lane's pytest-xdist workers (``LONGREAD_MAIN_WORKERS``, default 2), a module to each."""
+    workers = os.environ.get("LONGREAD_MAIN_WORKERS", "2")
+    if not workers.isdigit() or int(workers) < 1:
+        raise SystemExit(f"tests.lanes: LONGREAD_MAIN_WORKERS must be a whole number ≥ 1, not {workers!r}")
+    return ["-n", workers, "--dist", "loadfile"] if int(workers) > 1 else []
 
 
 def _split(argv: list[str]) -> tuple[list[str] | None, list[str]]:
@@ -77,7 +88,7 @@ def main(argv: list[str]) -> int:
                 f"its output follows at the end (pid {servers.pid}){beside}",
                 flush=True,
             )
-            main_code = subprocess.call(_command(LANES["main"], args), env=os.environ | ENV)
+            main_code = subprocess.call(_command(LANES["main"], [*_spread(), *args]), env=os.environ | ENV)
             servers_code = servers.wait()
             checks_code = checks.wait() if checks else 0
         print(f"\n{'=' * 30} the servers lane {'=' * 30}", flush=True)
