@@ -39,6 +39,11 @@ ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s)."""
 
 
+MAIN_ENV = {"LONGREAD_THREADS": "1", "OMP_NUM_THREADS": "1"}
+"""The main lane's workers compute on one thread each: three busy processes share two cores, and a torch
+team of two beside a busy process waits on its slower thread (a forward ~3x slower than on one thread,
+``longread.models.threads``). The servers lane, and vLLM, keep theirs."""
+
 MAIN_NICE = 10
 """The main lane and the checks run at a lower CPU priority (``nice``) than the servers lane: the servers
 lane's tests wait on servers and clusters one step after another, so each second it loses to the main lane
@@ -100,7 +105,7 @@ def main(argv: list[str]) -> int:
                 flush=True,
             )
             main = _niced(_command(LANES["main"], [*_spread(), *args]))
-            main_code = subprocess.call(main, env=os.environ | ENV)
+            main_code = subprocess.call(main, env=os.environ | ENV | MAIN_ENV)
             servers_code = servers.wait()
             checks_code = checks.wait() if checks else 0
         print(f"\n{'=' * 30} the servers lane {'=' * 30}", flush=True)
