@@ -52,6 +52,16 @@ SERVERS_LANE = (
 )
 """Modules (with those that use the session's vLLM) that mostly wait on processes of their own: marked
 ``servers``, they run in a lane of their own beside the rest (``tests/lanes.py``, ``make test``)."""
+BALANCE = (
+    "tests/export/test_narrativexl_lm_eval.py",
+    "tests/export/test_narrativexl_summaries.py",
+    "tests/export/test_muld_style.py",
+)
+"""Model-heavy modules run in the servers lane too, so the lanes end together (measured on fresh clones:
+with the first two there, the main lane ended ~60 s after the servers lane once the presses' commands
+were forked from one server; the MuLD style comparison, ~30 s in the suite, moves that half of it)."""
+
+
 SERVER_FIXTURE = "vllm"
 
 
@@ -116,7 +126,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     _server_modules_together(items)
     server_modules = {item.path for item in items if _uses_server(item)}
     for item in items:
-        if _relative(item, root).startswith(SERVERS_LANE) or item.path in server_modules:
+        if _relative(item, root).startswith((*SERVERS_LANE, *BALANCE)) or item.path in server_modules:
             item.add_marker(pytest.mark.servers)
 
 

@@ -1,15 +1,12 @@
 """``make test`` in two lanes at once: the tests that mostly wait on processes of their own (a vLLM server,
 Ray clusters, ``longread`` commands, a wheel's install — marked ``servers`` by ``tests/conftest.py``) next
-to everything else. The servers lane is one pytest process; the main lane is two pytest-xdist workers
-(``LONGREAD_MAIN_WORKERS``, default 2; 1 runs it in one process), each module on one worker.
+to everything else, each lane one pytest process.
 
-The servers lane keeps about one core busy on average, and with one main process beside it the two cores
-were ~75% busy (34 CPU-min in 22.6 min): much of the main lane is one-threaded Python. Two main workers
-keep both cores busy to the end (measured beside the servers lane: the main lane 17 min 5 s against
-19-22 min in one process). The servers lane, with its waits on servers, ends first; the main lane's workers
-then have the two cores to themselves. The main lane prints as it goes; the servers lane's output is kept
-in a file and printed when both have ended, each with its slowest tests. The exit status is the first
-failing lane's (0 when both pass).
+The servers lane keeps one core busy on average (measured: 55% of two cores over the served modules),
+so the model-heavy main lane runs beside it instead of after it. A few model-heavy modules go to the
+servers lane too (``BALANCE`` in ``tests/conftest.py``), so the two lanes end at about the same time.
+The main lane prints as it goes; the servers lane's output is kept in a file and printed when both have
+ended, each with its slowest tests. The exit status is the first failing lane's (0 when both pass).
 
 The checks (ruff, mypy, the import contracts, the docs build: ``--checks COMMAND``) run beside the lanes
 too, from their start: mypy alone takes most of a minute on one core, which the lanes' first minute can
@@ -39,32 +36,8 @@ ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s)."""
 
 
-MAIN_ENV = {"LONGREAD_THREADS": "1", "OMP_NUM_THREADS": "1"}
-"""The main lane's workers compute on one thread each: three busy processes share two cores, and a torch
-team of two beside a busy process waits on its slower thread (a forward ~3x slower than on one thread,
-``longread.models.threads``). The servers lane, and vLLM, keep theirs."""
-
-MAIN_NICE = 10
-"""The main lane and the checks run at a lower CPU priority (``nice``) than the servers lane: the servers
-lane's tests wait on servers and clusters one step after another, so each second it loses to the main lane
-lengthens the run, while the main lane's workers fill whatever CPU it leaves and have both cores once it
-ends. What the servers lane starts (vLLM, Ray) keeps its priority."""
-
-
-def _niced(command: list[str]) -> list[str]:
-    return ["nice", "-n", str(MAIN_NICE), *command]
-
-
 def _command(marker: str, args: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker, *args]
-
-
-def _spread() -> list[str]:
-    """The main lane's pytest-xdist workers (``LONGREAD_MAIN_WORKERS``, default 2), a module to each."""
-    workers = os.environ.get("LONGREAD_MAIN_WORKERS", "2")
-    if not workers.isdigit() or int(workers) < 1:
-        raise SystemExit(f"tests.lanes: LONGREAD_MAIN_WORKERS must be a whole number ≥ 1, not {workers!r}")
-    return ["-n", workers, "--dist", "loadfile"] if int(workers) > 1 else []
 
 
 def _split(argv: list[str]) -> tuple[list[str] | None, list[str]]:
@@ -90,7 +63,7 @@ def main(argv: list[str]) -> int:
         log, checks_log = Path(folder) / "servers.log", Path(folder) / "checks.log"
         with log.open("wb") as sink, checks_log.open("wb") as checks_sink:
             checks = (
-                subprocess.Popen(_niced(checks_command), stdout=checks_sink, stderr=subprocess.STDOUT)
+                subprocess.Popen(checks_command, stdout=checks_sink, stderr=subprocess.STDOUT)
                 if checks_command
                 else None
             )
@@ -104,8 +77,7 @@ def main(argv: list[str]) -> int:
                 f"its output follows at the end (pid {servers.pid}){beside}",
                 flush=True,
             )
-            main = _niced(_command(LANES["main"], [*_spread(), *args]))
-            main_code = subprocess.call(main, env=os.environ | ENV | MAIN_ENV)
+            main_code = subprocess.call(_command(LANES["main"], args), env=os.environ | ENV)
             servers_code = servers.wait()
             checks_code = checks.wait() if checks else 0
         print(f"\n{'=' * 30} the servers lane {'=' * 30}", flush=True)
