@@ -103,7 +103,7 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
     other = cloze_passages(read_book(BOOKS / "pg84.txt.gz"), 16, 0, spacy_entities())
     settings = MemoryProbeSettings(passages=16, probes=("cloze-rank",))
     # Each passage whole, every token in the loss, 40 steps: measured 15 of 16 right (Wilson 0.72-0.99)
-    # for any seed of the dropout and with 1 or 2 threads, and 3 of 16 (0.07-0.43) for the model that read
+    # for dropout seeds 0, 1 and 2 and with 1 or 2 threads, and 3 of 16 (0.07-0.43) for the model that read
     # Frankenstein. Random 24-token windows, 150 steps, gave 3-7 of 16 with the seed: a positive that failed
     # on some test orders.
     read = train_tiny_gpt2([item.passage.text for item in pride.passages], "read-pride", steps=40)

@@ -38,8 +38,9 @@ def train_tiny_gpt2(
         # (GPT-2's 50K-entry head over every prompt token was most of the step).
         rows = torch.tensor([row for row, _ in enumerate(sequences) for _ in range(answers)])
         at = torch.tensor([len(ids) - answers - 1 + k for ids in sequences for k in range(answers)])
-        targets = torch.cat([ids[len(ids) - answers :] for ids in sequences]) if answers else inputs
+        targets = torch.cat([ids[len(ids) - answers :] for ids in sequences])
         labels = inputs.masked_fill(mask == 0, -100)  # every token (answers=0): padding has no loss
+    joined = torch.cat(sequences)  # the windows' source, joined once
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(SEED)
         for _ in range(steps):
@@ -49,7 +50,6 @@ def train_tiny_gpt2(
             elif window is None:
                 loss = model(input_ids=inputs, attention_mask=mask, labels=labels).loss
             else:
-                joined = torch.cat(sequences)
                 starts = torch.randint(0, len(joined) - window, (8,), generator=draw)
                 batch = torch.stack([joined[start : start + window] for start in starts])
                 loss = model(input_ids=batch, labels=batch).loss
