@@ -49,6 +49,7 @@ __all__ = [
     "SMOLLM2_PACKAGE",
     "LoadedModel",
     "_gpt2_tokenizer",
+    "gemma3_cache_folder",
     "gguf_cache_folder",
     "load_folder",
     "load_gemma3",
@@ -273,6 +274,12 @@ def load_gguf(
     return cached_folder(folder, build, str(gguf), load)
 
 
+def gemma3_cache_folder(digest: str) -> Path:
+    """Where Gemma 3 270M converted by this install is (or will be): named by the first 16 hex digits of
+    the GGUF's sha256 and the converting transformers' release."""
+    return converted_folder(cache_root() / "models" / f"gemma3-270m-{digest}")
+
+
 def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
     """Gemma 3 270M (base), whose Q4_K_M GGUF ships in five packages as four parts.
 
@@ -290,7 +297,7 @@ def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
             f"run `{GEMMA3_INSTALL}`",
         ) from exc
     digest = str(package.EXPECTED_SHA256)[:16]
-    folder = converted_folder(cache_root() / "models" / f"gemma3-270m-{digest}")
+    folder = gemma3_cache_folder(digest)
 
     def load(path: Path) -> LoadedModel:
         model, tokenizer = load_folder(path, dtype=dtype, device=device)

@@ -149,11 +149,10 @@ def _load_tokenizer(name: str) -> Any:
 
 
 def _gemma3_folder() -> Path:
-    from longread.models.hf.loading import GEMMA3_PACKAGE
-    from longread.models.hf.model_cache import cache_root
+    from longread.models.hf.loading import GEMMA3_PACKAGE, gemma3_cache_folder
 
     package: Any = importlib.import_module(GEMMA3_PACKAGE)
-    return cache_root() / "models" / f"gemma3-270m-{str(package.EXPECTED_SHA256)[:16]}"
+    return gemma3_cache_folder(str(package.EXPECTED_SHA256)[:16])
 
 
 def _from_folder(folder: Path) -> Any:
