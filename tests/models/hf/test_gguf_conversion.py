@@ -61,3 +61,20 @@ def test_a_transformers_that_reads_gguf_tokenizers_wrongly_is_refused(
         load_gguf(smollm2_gguf_path(), name="smollm2")
     assert "hf:FOLDER" in str(info.value) and "cannot read this GGUF file" not in str(info.value)
     assert not any((tmp_path / "cache" / "models").glob("smollm2-*/model.safetensors"))
+
+
+def test_a_conversion_opens_each_gguf_once_and_reads_what_a_fresh_reader_reads() -> None:
+    """Converting shares one reader per file (transformers would parse the metadata three times); the
+    shared reader's fields are a fresh reader's, and leaving gives back gguf's own class."""
+    import gguf
+
+    path = smollm2_gguf_path()
+    own = gguf.GGUFReader
+    with gguf_reader.one_reader_per_file():
+        first = gguf.GGUFReader(path)
+        assert gguf.GGUFReader(str(path)) is first and gguf.GGUFReader(path, "r") is first
+    assert gguf.GGUFReader is own and isinstance(first, own)
+    fresh = own(path)
+    assert list(first.fields) == list(fresh.fields) and len(first.tensors) == len(fresh.tensors) > 0
+    tokens = "tokenizer.ggml.tokens"
+    assert len(first.fields[tokens].data) == len(fresh.fields[tokens].data) == 49_152

@@ -8,7 +8,10 @@ under a release older than the measured floor is refused with the way out.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import transformers
 
@@ -63,3 +66,28 @@ def converted_folder(stem: Path) -> Path:
         if folder.is_dir() and _release(folder.name.rsplit("-tf", 1)[1]) >= GGUF_READER_MIN
     ]
     return max(made)[1] if made else own
+
+
+@contextlib.contextmanager
+def one_reader_per_file() -> Iterator[None]:
+    """Within: one ``gguf.GGUFReader`` per file. transformers opens a GGUF anew for the tokenizer, the config
+    and the weights, and each opening parses every metadata field in Python (Gemma 3's 262,144-token
+    vocabulary: ~6 s each). A reader is read-only (its arrays are read-only memory maps), so sharing one
+    changes nothing read; the readers are dropped on leaving."""
+    import gguf
+
+    original = gguf.GGUFReader
+    readers: dict[tuple[str, Any], Any] = {}
+
+    def shared(path: Any, mode: Any = "r") -> Any:
+        key = (str(Path(path).resolve()), mode)
+        if key not in readers:
+            readers[key] = original(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader = shared  # type: ignore[misc,assignment]
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = original  # type: ignore[misc]
+        readers.clear()

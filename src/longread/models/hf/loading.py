@@ -31,7 +31,7 @@ from transformers import (
 )
 
 from longread.models.errors import ModelLoadError, ModelSpecError
-from longread.models.hf.gguf_reader import check_gguf_reader, converted_folder
+from longread.models.hf.gguf_reader import check_gguf_reader, converted_folder, one_reader_per_file
 from longread.models.hf.model_cache import (
     _cache_is_complete,
     _file_fingerprint,
@@ -228,8 +228,9 @@ def load_folder(
 
 def _dequantise_gguf(gguf: Path, destination: Path) -> None:
     check_gguf_reader(gguf)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+    with one_reader_per_file():
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     # A GGUF-loaded model refuses save_pretrained; a fresh model with its weights does not. Its config
     # must not keep the GGUF quantization_config, or other loaders (lm-eval, vLLM) demand the GGUF file.
     config = copy.deepcopy(model.config)
