@@ -31,9 +31,11 @@ SERVERS = "servers"
 LANES = {"servers": f"{SERVERS}", "main": f"not {SERVERS}"}
 
 
-ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+ENV = {"OMP_WAIT_POLICY": "PASSIVE", "LONGREAD_THREADS": "1"}
 """Two lanes share two cores: a torch thread waiting for its team sleeps instead of spinning (measured on
-a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s)."""
+a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s); and each lane's
+models (in the lane and in the commands it starts) use one thread, not a team of two that the other
+lane keeps interrupting."""
 
 
 def _command(marker: str, args: list[str]) -> list[str]:
