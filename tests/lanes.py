@@ -31,11 +31,9 @@ SERVERS = "servers"
 LANES = {"servers": f"{SERVERS}", "main": f"not {SERVERS}"}
 
 
-ENV = {"OMP_WAIT_POLICY": "PASSIVE", "LONGREAD_THREADS": "1"}
+ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 """Two lanes share two cores: a torch thread waiting for its team sleeps instead of spinning (measured on
-a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s); and each lane's
-models (in the lane and in the commands it starts) use one thread, not a team of two that the other
-lane keeps interrupting."""
+a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s)."""
 
 
 def _command(marker: str, args: list[str]) -> list[str]:
