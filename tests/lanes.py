@@ -35,10 +35,6 @@ ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 """Two lanes share two cores: a torch thread waiting for its team sleeps instead of spinning (measured on
 a model-heavy module beside a busy core: 47 s against 60 s; alone 35 s against 34 s)."""
 
-SERVERS_ENV = {"LONGREAD_THREADS": "1"}
-"""The servers lane's models (in the lane and in the commands it starts) use one thread: its model work
-comes between waits, beside the main lane's two-thread team, which it would otherwise interrupt."""
-
 
 def _command(marker: str, args: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker, *args]
@@ -72,9 +68,7 @@ def main(argv: list[str]) -> int:
                 else None
             )
             command = _command(LANES["servers"], args)
-            servers = subprocess.Popen(
-                command, stdout=sink, stderr=subprocess.STDOUT, env=os.environ | ENV | SERVERS_ENV
-            )
+            servers = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=os.environ | ENV)
             if checks:
                 threading.Thread(target=_say_when_ended, args=(checks, started), daemon=True).start()
             beside = "; the checks run beside both" if checks else ""
