@@ -275,10 +275,15 @@ def load_gguf(
     return cached_folder(folder, build, str(gguf), load)
 
 
-def gemma3_cache_folder(digest: str) -> Path:
+def _gemma3_digest(package: Any) -> str:
+    return str(package.EXPECTED_SHA256)[:16]
+
+
+def gemma3_cache_folder() -> Path:
     """Where Gemma 3 270M converted by this install is (or will be): named by the first 16 hex digits of
-    the GGUF's sha256 and the converting transformers' release."""
-    return converted_folder(cache_root() / "models" / f"gemma3-270m-{digest}")
+    the shipped GGUF's sha256 and the converting transformers' release (ImportError without the package)."""
+    package: Any = importlib.import_module(GEMMA3_PACKAGE)
+    return converted_folder(cache_root() / "models" / f"gemma3-270m-{_gemma3_digest(package)}")
 
 
 def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
@@ -297,8 +302,8 @@ def load_gemma3(*, dtype: str = "float32", device: str = "cpu") -> LoadedModel:
             f"the packages that ship Gemma 3 270M are missing ({exc})",
             f"run `{GEMMA3_INSTALL}`",
         ) from exc
-    digest = str(package.EXPECTED_SHA256)[:16]
-    folder = gemma3_cache_folder(digest)
+    digest = _gemma3_digest(package)
+    folder = gemma3_cache_folder()
 
     def load(path: Path) -> LoadedModel:
         model, tokenizer = load_folder(path, dtype=dtype, device=device)

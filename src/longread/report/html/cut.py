@@ -15,7 +15,6 @@ and the page places that one by the share of tokens, saying so.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,7 +132,7 @@ def _load_tokenizer(name: str) -> Any:
         if name.startswith("random:"):
             return loading.load_random(name.removeprefix("random:")).tokenizer
         if name == "gemma3":
-            return _from_folder(_gemma3_folder())
+            return _from_folder(loading.gemma3_cache_folder())
         if name.startswith("hf:"):
             return _from_folder(Path(name.removeprefix("hf:")).expanduser())
         if name.startswith("gguf:"):
@@ -146,13 +145,6 @@ def _load_tokenizer(name: str) -> Any:
             "the run used the server's own tokenizer (/tokenize), which a report does not ask"
         )
     raise TokenizerUnavailable(f"tokenizer {name or '(unrecorded)'} is not one the report can load")
-
-
-def _gemma3_folder() -> Path:
-    from longread.models.hf.loading import GEMMA3_PACKAGE, gemma3_cache_folder
-
-    package: Any = importlib.import_module(GEMMA3_PACKAGE)
-    return gemma3_cache_folder(str(package.EXPECTED_SHA256)[:16])
 
 
 def _from_folder(folder: Path) -> Any:
