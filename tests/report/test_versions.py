@@ -79,6 +79,7 @@ def test_report_lists_the_versions_that_differ_and_judges_the_log_probs(
     assert "| torch |" not in markdown  # the same torch: not listed
     rows = len((run / "samples.jsonl").read_text().splitlines())
     assert f"{rows} shared rows; all {rows * 6} log-probs within the tolerance" in markdown
+    assert f"the same output in all {rows} rows." in markdown
     summary = json.loads(files.json_file.read_text())["software"]
     assert summary["differing"] == ["transformers"]
     assert summary["agreement"][0]["beyond"] == 0 and summary["agreement"][0]["largest"] == 0.0
@@ -91,3 +92,44 @@ def test_report_lists_the_versions_that_differ_and_judges_the_log_probs(
     markdown = build_report([run, other], tmp_path / "report2").markdown.read_text()
     assert f"**1 of {rows * 6} log-probs differ past the tolerance**" in markdown
     assert f"largest |Δ| 0.05 nats ({first['key']} logprobs[2])" in markdown
+
+
+def test_report_counts_the_rows_whose_outputs_differ(smollm2_run: tuple[Path, str], tmp_path: Path) -> None:
+    """A near-tie the two installs broke differently: every log-prob within the tolerance, one row's
+    prediction another; the report names the row."""
+    run, _ = smollm2_run
+    other = _as_made_under(run, tmp_path / "other", "5.2.0")
+    lines = (other / "samples.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    rows[1]["prediction"] = (rows[1]["prediction"] + 1) % len(rows[1]["logprobs"])
+    (other / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    files = build_report([run, other], tmp_path / "report")
+    markdown = files.markdown.read_text()
+    n = len(rows)
+    assert f"all {n * 6} log-probs within the tolerance" in markdown
+    assert (
+        f"**the same output in {n - 1} of {n} rows** (the first that differs: {rows[1]['key']})" in markdown
+    )
+    agreement = json.loads(files.json_file.read_text())["software"]["agreement"][0]
+    assert (agreement["outputs"], agreement["outputs_same"]) == (n, n - 1)
+
+
+def test_runs_of_two_models_are_not_held_to_agree(smollm2_run: tuple[Path, str], tmp_path: Path) -> None:
+    """Two models on the same data, task and settings (the demo's SmolLM2 beside another model) differ by
+    design: the report compares no log-probs between them, and says nothing of "the same numbers"."""
+    run, _ = smollm2_run
+    other = tmp_path / "gemma3"
+    shutil.copytree(run, other)
+    stored = json.loads((other / "config.json").read_text())
+    stored["config"]["model"].update(
+        spec="gemma3", name="gemma3", weights="/elsewhere/gemma3", weights_fingerprint="0123456789abcdef"
+    )
+    (other / "config.json").write_text(json.dumps(stored))
+    rows = [json.loads(line) for line in (other / "samples.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["logprobs"] = [value - 1.0 for value in row["logprobs"]]  # another model's numbers
+    (other / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    files = build_report([run, other], tmp_path / "report")
+    markdown = files.markdown.read_text()
+    assert "shared rows" not in markdown and "tolerance" not in markdown, markdown
+    assert json.loads(files.json_file.read_text())["software"]["agreement"] == []

@@ -127,9 +127,9 @@ def build_report(
 
 
 def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
-    """The versions that differ between the runs and, for runs that asked the same question, whether
-    their log-probs agree within the tolerance (:mod:`longread.report.versions`): report.md's paragraph
-    and report.json's ``software``."""
+    """The versions that differ between the runs and, for runs of one model that asked the same question,
+    whether their log-probs agree within the tolerance and their outputs are the same
+    (:mod:`longread.report.versions`): report.md's paragraph and report.json's ``software``."""
     recorded = [run_versions(run.path) for run in runs]
     differing = version_differences(recorded) if len(runs) > 1 else []
     agreed = agreements(runs)
@@ -147,7 +147,10 @@ def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
     else:
         parts.append("The runs were made with the same software versions.")
     if said:
-        parts.append("Log-probabilities of the same rows:\n\n" + "\n".join(f"- {line}" for line in said))
+        parts.append(
+            "The same rows in both runs (log-probs and outputs):\n\n"
+            + "\n".join(f"- {line}" for line in said)
+        )
     return "\n\n".join(parts), summary
 
 

@@ -268,6 +268,7 @@ def test_the_report_of_both_runs_names_the_server_and_finds_them_in_agreement(
     assert f"| server | not recorded | {server} |" in markdown
     # the same model (by name) on the same data and settings: its log-probs judged against the tolerance
     assert "6 shared rows; all 36 log-probs within the tolerance" in markdown
+    assert "the same output in all 6 rows." in markdown
 
 
 def test_the_api_key_is_in_no_file_log_error_or_description(
@@ -431,6 +432,11 @@ def test_muld_vlsp_summaries_through_vllm_equal_local_greedy(
         (a["prediction"], b["prediction"]) for a, b in zip(rows["local"], rows["served"], strict=True)
     ]
     assert all(row["prediction"].strip() for row in rows["served"])
+    # the report of both: no log-probs in a generation run, so the texts are what it compares
+    markdown = build_report(
+        [tmp_path / "local", tmp_path / "served"], tmp_path / "report"
+    ).markdown.read_text()
+    assert "2 shared rows, no log-probs to compare; the same output in all 2 rows." in markdown, markdown
 
 
 def test_memory_probes_through_vllm_equal_the_local_model(
