@@ -19,6 +19,7 @@ from longread.benchmarks.chapterbreak.build import BuildOptions, build_book
 from longread.benchmarks.chapterbreak.io import write_instances
 from longread.documents.bundled import resolve_bundled
 from longread.report import build_report
+from longread.report.html import build_html_report
 
 pytestmark = pytest.mark.slow
 
@@ -82,6 +83,9 @@ def test_report_lists_the_versions_that_differ_and_judges_the_log_probs(
     assert f"the same output in all {rows} rows." in markdown
     summary = json.loads(files.json_file.read_text())["software"]
     assert summary["differing"] == ["transformers"]
+    page = build_html_report([run, other], tmp_path / "html").read_text()  # the page says the same
+    assert f"<tr><th>transformers</th><td>{installed}</td><td>5.2.0</td></tr>" in page
+    assert f"all {rows * 6} log-probs within the tolerance" in page
     assert summary["agreement"][0]["beyond"] == 0 and summary["agreement"][0]["largest"] == 0.0
 
     # One candidate's log-prob moved by 0.05 nats: 50x the bound for a 32-token sum (1e-4 × 32 = 3.2e-3).
@@ -110,6 +114,8 @@ def test_report_counts_the_rows_whose_outputs_differ(smollm2_run: tuple[Path, st
     assert (
         f"**the same output in {n - 1} of {n} rows** (the first that differs: {rows[1]['key']})" in markdown
     )
+    page = build_html_report([run, other], tmp_path / "html").read_text()
+    assert f"<strong>the same output in {n - 1} of {n} rows</strong>" in page
     agreement = json.loads(files.json_file.read_text())["software"]["agreement"][0]
     assert (agreement["outputs"], agreement["outputs_same"]) == (n, n - 1)
 
@@ -133,3 +139,4 @@ def test_runs_of_two_models_are_not_held_to_agree(smollm2_run: tuple[Path, str],
     markdown = files.markdown.read_text()
     assert "shared rows" not in markdown and "tolerance" not in markdown, markdown
     assert json.loads(files.json_file.read_text())["software"]["agreement"] == []
+    assert "<h2>Software</h2>" not in build_html_report([run, other], tmp_path / "html").read_text()

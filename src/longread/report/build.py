@@ -17,6 +17,7 @@ from longread.report.paired import NotPairable, PairedDifference, paired_differe
 from longread.report.plot import plot_every_metric, plot_memory_curve
 from longread.report.table import format_caption, format_table, metric_names
 from longread.report.versions import (
+    AGREEMENT_HEADING,
     agreement_lines,
     agreements,
     run_versions,
@@ -147,10 +148,7 @@ def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
     else:
         parts.append("The runs were made with the same software versions.")
     if said:
-        parts.append(
-            "The same rows in both runs (log-probs and outputs):\n\n"
-            + "\n".join(f"- {line}" for line in said)
-        )
+        parts.append(AGREEMENT_HEADING + "\n\n" + "\n".join(f"- {line}" for line in said))
     return "\n\n".join(parts), summary
 
 

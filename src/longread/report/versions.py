@@ -35,6 +35,7 @@ LOGPROB_FIELDS = (
     ("option_logprobs", ("option_tokens",)),
 )
 """A row's summed log-probabilities and the field holding how many tokens each sums (per task)."""
+AGREEMENT_HEADING = "The same rows in both runs (log-probs and outputs):"
 OUTPUT_FIELDS = ("prediction", "generated")
 """What a row answered: the option it chose or the text it generated."""
 

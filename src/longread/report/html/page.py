@@ -22,6 +22,7 @@ from longread.report.html.controlled import controlled_contexts
 from longread.report.html.memory import memory_island, memory_split_html
 from longread.report.html.plot import memory_curve_svg, run_colour
 from longread.report.html.samples import model_entry, run_samples
+from longread.report.html.software import inline_markup, software_html
 from longread.report.load import RunReport, load_runs
 from longread.report.memory_split import memory_splits
 from longread.report.table import (
@@ -40,7 +41,8 @@ GROUP_FIELDS = ("book_id", "book", "group")
 
 
 def build_html_report(run_dirs: Sequence[Path], out_dir: Path, memory: MemoryVerdicts | None = None) -> Path:
-    """Write ``out_dir/index.html``: tables, memory curves, configs side by side and a sample browser.
+    """Write ``out_dir/index.html``: tables, memory curves, the software that differs, configs side by
+    side and a sample browser.
 
     ``memory`` (a memory probe's verdicts of the runs' model): each run's score split by whether the model
     remembers the book, and each book's memory scores beside its samples."""
@@ -63,6 +65,9 @@ def build_html_report(run_dirs: Sequence[Path], out_dir: Path, memory: MemoryVer
         )
     if memory is not None:
         sections.append(memory_split_html(splits, memory, runs, run_ids))
+    software = software_html(runs)
+    if software:
+        sections.append(software)
     island = {
         "runs": [_run_island(run, run_id) for run, run_id in zip(runs, run_ids, strict=True)],
         "memory": None if memory is None else memory_island(memory),
@@ -108,12 +113,7 @@ def _run_island(run: RunReport, run_id: str) -> dict[str, Any]:
 
 def _caption_html(runs: Sequence[RunReport]) -> str:
     """The caption of report.md, its markdown marks turned into markup."""
-    caption = escape(format_caption(runs))
-    for mark, tag in (("**", "strong"), ("`", "code")):
-        pieces = caption.split(mark)
-        caption = "".join(
-            piece if i % 2 == 0 else f"<{tag}>{piece}</{tag}>" for i, piece in enumerate(pieces)
-        )
+    caption = inline_markup(format_caption(runs))
     return caption.replace("\n- ", "<br>• ").replace("\n", "<br>")
 
 
