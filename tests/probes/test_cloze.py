@@ -12,6 +12,7 @@ import re
 import pytest
 
 from longread.documents.reader import read_book
+from longread.metrics.paired import mcnemar_exact_p
 from longread.probes.memory import MemoryProbeSettings, probe_memory
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, sentences, spacy_entities
@@ -108,7 +109,7 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
     # on some test orders.
     read = train_tiny_gpt2([item.passage.text for item in pride.passages], "read-pride", steps=40)
     unread = train_tiny_gpt2([item.passage.text for item in other.passages], "read-frankenstein", steps=40)
-    scores = {}
+    scores, items_of = {}, {}
     for model in (read, unread):
         items, (summary,) = probe_memory(model, [book], settings)
         assert {item["probe"] for item in items} == {"cloze-rank"} and len(items) == len(pride.passages)
@@ -116,11 +117,20 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
         order = [name for name, _ in pride.names]  # most frequent first
         assert all(item["most_frequent"] == min(item["candidates"], key=order.index) for item in items)
         scores[model.name] = summary.scores["cloze-rank"]
+        items_of[model.name] = items
     positive, negative = scores["read-pride"], scores["read-frankenstein"]
     assert positive["chance"] == pytest.approx(0.1) and negative["chance"] == pytest.approx(0.1)
     assert positive["most_frequent"] == negative["most_frequent"]  # the names' prior: the same for both
     assert positive["ci_low"] > positive["chance"], positive  # above chance
     assert negative["ci_low"] <= negative["chance"] <= negative["ci_high"], negative  # at chance
+    # against the prior on the same passages: the model that read them beats always naming the most frequent
+    model_only = sum(1 for i in items_of["read-pride"] if i["correct"] and not i["most_frequent_right"])
+    prior_only = sum(1 for i in items_of["read-pride"] if i["most_frequent_right"] and not i["correct"])
+    assert (positive["model_only_right"], positive["most_frequent_only_right"]) == (model_only, prior_only)
+    assert positive["most_frequent_p"] == mcnemar_exact_p(model_only, prior_only) < 0.05, positive
+    # measured: 12 passages only it got right, 0 only the prior did (p = 0.0005); the model that read
+    # Frankenstein named the most frequent name on every passage (p = 1)
+    assert negative["most_frequent_p"] > 0.05, negative
 
 
 def _no_space(text: str) -> str:

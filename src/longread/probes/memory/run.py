@@ -29,6 +29,7 @@ from longread.documents.excerpts import BookExcerpts
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
+from longread.metrics.paired import mcnemar_exact_p
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
@@ -261,14 +262,7 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
     if "cloze" in by_probe:
         summary.scores["cloze"] = _cloze_score(by_probe["cloze"], summary)
     if "cloze-rank" in by_probe:
-        ranked = by_probe["cloze-rank"]
-        frequent = _share([line["most_frequent_right"] for line in ranked])
-        summary.scores["cloze-rank"] = {
-            **_share([line["correct"] for line in ranked]),
-            "chance": float(np.mean([line["chance"] for line in ranked])),
-            "most_frequent": frequent["value"],
-            "most_frequent_count": frequent["count"],
-        }
+        summary.scores["cloze-rank"] = _ranked_score(by_probe["cloze-rank"])
     if "extraction" in by_probe:
         summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
         summary.scores["extraction_common_prefix"] = _mean(
@@ -278,6 +272,26 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
         summary.scores["min_k"] = _mean([line["score"] for line in by_probe["min_k"]], settings.seed)
     summary.remembered, clauses = judge(summary.scores, settings.rule)
     summary.clauses = clauses_as_dicts(clauses)
+
+
+def _ranked_score(ranked: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ranked cloze's share right, its chance, and what always naming the book's most frequent
+    candidate scores on the same passages, with McNemar's exact p of the model against that prior: the
+    passages only the model got right against those only the prior did."""
+    right = [bool(line["correct"]) for line in ranked]
+    prior = [bool(line["most_frequent_right"]) for line in ranked]
+    frequent = _share(prior)
+    model_only = sum(1 for r, p in zip(right, prior, strict=True) if r and not p)
+    prior_only = sum(1 for r, p in zip(right, prior, strict=True) if p and not r)
+    return {
+        **_share(right),
+        "chance": float(np.mean([line["chance"] for line in ranked])),
+        "most_frequent": frequent["value"],
+        "most_frequent_count": frequent["count"],
+        "model_only_right": model_only,
+        "most_frequent_only_right": prior_only,
+        "most_frequent_p": mcnemar_exact_p(model_only, prior_only),
+    }
 
 
 CANNOT_TELL_SHARE = 0.5

@@ -59,6 +59,11 @@ def _cell(score: dict[str, Any] | None) -> str:
         text += f" (chance {score['chance']:.2g}"
         if score.get("most_frequent") is not None:
             text += f"; always the most frequent name {score['most_frequent']:.2g}"
+            if score.get("most_frequent_p") is not None:
+                text += (
+                    f", right on {score['model_only_right']} passages it missed and wrong on "
+                    f"{score['most_frequent_only_right']} it got, McNemar p {score['most_frequent_p']:.2g}"
+                )
         text += ")"
     if "cloze_copied_example" in score:
         text += f"; {score['cloze_copied_example']} copied an example, {score['cloze_not_a_name']} no name"
