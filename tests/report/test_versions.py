@@ -140,3 +140,29 @@ def test_runs_of_two_models_are_not_held_to_agree(smollm2_run: tuple[Path, str],
     assert "shared rows" not in markdown and "tolerance" not in markdown, markdown
     assert json.loads(files.json_file.read_text())["software"]["agreement"] == []
     assert "<h2>Software</h2>" not in build_html_report([run, other], tmp_path / "html").read_text()
+
+
+def test_runs_of_one_name_read_another_way_are_named_not_compared(
+    smollm2_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    """An older run of the same model whose weights were fingerprinted another way (or other weights under
+    the name): the report does not hold it to agree, and says so instead of falling silent."""
+    run, _ = smollm2_run
+    other = tmp_path / "older"
+    shutil.copytree(run, other)
+    stored = json.loads((other / "config.json").read_text())
+    mine = stored["config"]["model"]["weights_fingerprint"]
+    stored["config"]["model"]["weights_fingerprint"] = "0000000000000000"
+    (other / "config.json").write_text(json.dumps(stored))
+    files = build_report([run, other], tmp_path / "report")
+    markdown = files.markdown.read_text()
+    assert (
+        f"**not compared**: the same model's name, computed another way (weights_fingerprint {mine} ≠ "
+        in markdown
+    )
+    assert "log-probs within the tolerance" not in markdown
+    (agreement,) = json.loads(files.json_file.read_text())["software"]["agreement"]
+    assert (
+        agreement["not_compared"] == f"weights_fingerprint {mine} ≠ 0000000000000000"
+        and agreement["rows"] == 0
+    )

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from longread.files import atomic_write_bytes, atomic_write_text
+from longread.models.identity import same_model
 from longread.probes.errors import ProbeSettingsError
 
 EVALUATOR_DIR = "evaluator"
@@ -105,12 +106,9 @@ def made_by(evaluator: Any, book: str, text: str, settings: Any, window: int) ->
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    fingerprint = (a["evaluator"].get("weights_fingerprint"), b["evaluator"].get("weights_fingerprint"))
-    named = a["evaluator"].get("spec") == b["evaluator"].get("spec")
     rest = [key for key in a if key != "evaluator"]
-    same_weights = fingerprint[0] == fingerprint[1] if all(fingerprint) else named
     return (
-        same_weights
+        same_model(a["evaluator"], b["evaluator"])
         and a["evaluator"].get("dtype") == b["evaluator"].get("dtype")
         and all(a.get(key) == b.get(key) for key in rest)
     )

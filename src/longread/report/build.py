@@ -10,20 +10,15 @@ from typing import Any
 
 from longread.files import atomic_write_text
 from longread.probes.memory.verdicts import MemoryVerdicts
+from longread.report.agreement import AGREEMENT_HEADING
 from longread.report.grouped import grouped_table, plot_grouped_curves
 from longread.report.load import RunReport, load_runs
 from longread.report.memory_split import MemorySplit, memory_splits, split_table
 from longread.report.paired import NotPairable, PairedDifference, paired_differences, paired_table
 from longread.report.plot import plot_every_metric, plot_memory_curve
+from longread.report.software import DIFFERING_SOFTWARE, SAME_SOFTWARE, software_facts
 from longread.report.table import format_caption, format_table, metric_names
-from longread.report.versions import (
-    AGREEMENT_HEADING,
-    agreement_lines,
-    agreements,
-    run_versions,
-    version_differences,
-    versions_table,
-)
+from longread.report.versions import versions_table
 
 REPORT_FILE = "report.md"
 REPORT_JSON_FILE = "report.json"
@@ -128,28 +123,20 @@ def build_report(
 
 
 def _software_section(runs: Sequence[RunReport]) -> tuple[str, dict[str, Any]]:
-    """The versions that differ between the runs and, for runs of one model that asked the same question,
-    whether their log-probs agree within the tolerance and their outputs are the same
-    (:mod:`longread.report.versions`): report.md's paragraph and report.json's ``software``."""
-    recorded = [run_versions(run.path) for run in runs]
-    differing = version_differences(recorded) if len(runs) > 1 else []
-    agreed = agreements(runs)
-    summary = {
-        "versions": {run.label: versions for run, versions in zip(runs, recorded, strict=True)},
-        "differing": [d.name for d in differing],
-        "agreement": [a.as_dict() for a in agreed],
-    }
-    said = agreement_lines(agreed)
-    if not differing and not said:
-        return "", summary
+    """The versions that differ between the runs and, for runs of one model read the same way that asked
+    the same question, whether their log-probs and outputs agree (:mod:`longread.report.software`):
+    report.md's paragraph and report.json's ``software``."""
+    facts = software_facts(runs)
+    if not facts.worth_saying:
+        return "", facts.summary()
     parts = []
-    if differing:
-        parts.append(f"Software that differs between the runs:\n\n{versions_table(runs, differing)}")
+    if facts.differing:
+        parts.append(f"{DIFFERING_SOFTWARE}\n\n{versions_table(runs, facts.differing)}")
     else:
-        parts.append("The runs were made with the same software versions.")
-    if said:
-        parts.append(AGREEMENT_HEADING + "\n\n" + "\n".join(f"- {line}" for line in said))
-    return "\n\n".join(parts), summary
+        parts.append(SAME_SOFTWARE)
+    if facts.lines:
+        parts.append(AGREEMENT_HEADING + "\n\n" + "\n".join(f"- {line}" for line in facts.lines))
+    return "\n\n".join(parts), facts.summary()
 
 
 def _summary(

@@ -27,8 +27,9 @@ from longread.evaluation.registry import make_task
 from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.metrics import group_sort_key
+from longread.models.identity import model_name, same_model
 from longread.probes.memory.rule import CANNOT_TELL
-from longread.probes.memory.verdicts import MemoryVerdicts, model_name, same_model
+from longread.probes.memory.verdicts import MemoryVerdicts
 from longread.report.grouped import selected_keys
 from longread.report.load import RunReport
 from longread.report.table import format_x

@@ -4,9 +4,10 @@ Per book, the probes asked (:mod:`longread.probes.memory.probes`) on seeded pass
 (:mod:`longread.probes.memory.passages`; :mod:`longread.probes.memory.places`); then per book the scores
 with 95% intervals and counts — ``cloze`` (share right, Wilson, with its copied-example and no-name
 counts, and "cannot tell" when those are most answers), ``cloze-rank`` (share ranked first, Wilson, with
-its chance), ``extraction_exact`` (share of places continued exactly, Wilson),
-``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k`` (mean, bootstrap) — and the verdict
-``remembered``: true, false or "cannot tell" by a stated rule and the intervals
+its chance and McNemar's p against always naming the most frequent name), ``extraction_exact`` (share of
+places continued exactly, Wilson), ``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k``
+(mean, bootstrap) — and the verdict ``remembered``: true, false or "cannot tell" by a stated rule and the
+intervals
 (:mod:`longread.probes.memory.rule`; default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
 backend cannot run is skipped with its reason; a book with fewer passages than asked, or with no usable
 cloze passage, says so in its notes. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
@@ -29,7 +30,7 @@ from longread.documents.excerpts import BookExcerpts
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
-from longread.metrics.paired import mcnemar_exact_p
+from longread.metrics.paired import discordant, mcnemar_exact_p
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
@@ -281,8 +282,7 @@ def _ranked_score(ranked: Sequence[dict[str, Any]]) -> dict[str, Any]:
     right = [bool(line["correct"]) for line in ranked]
     prior = [bool(line["most_frequent_right"]) for line in ranked]
     frequent = _share(prior)
-    model_only = sum(1 for r, p in zip(right, prior, strict=True) if r and not p)
-    prior_only = sum(1 for r, p in zip(right, prior, strict=True) if p and not r)
+    model_only, prior_only = discordant(right, prior)
     return {
         **_share(right),
         "chance": float(np.mean([line["chance"] for line in ranked])),

@@ -61,8 +61,8 @@ def _cell(score: dict[str, Any] | None) -> str:
             text += f"; always the most frequent name {score['most_frequent']:.2g}"
             if score.get("most_frequent_p") is not None:
                 text += (
-                    f", right on {score['model_only_right']} passages it missed and wrong on "
-                    f"{score['most_frequent_only_right']} it got, McNemar p {score['most_frequent_p']:.2g}"
+                    f"; the model alone right on {score['model_only_right']}, the name alone on "
+                    f"{score['most_frequent_only_right']}, McNemar p {score['most_frequent_p']:.2g}"
                 )
         text += ")"
     if "cloze_copied_example" in score:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from longread.errors import BadInputError
+from longread.models.identity import model_name
 from longread.probes.memory.rule import CANNOT_TELL
 
 BOOKS_FILE = "books.json"
@@ -86,30 +87,3 @@ def load_verdicts(probe_dir: Path) -> MemoryVerdicts:
     if not isinstance(model, Mapping):
         raise BadInputError(path, "has no 'model' (which model was probed?)", hint)
     return MemoryVerdicts(path=path, model=dict(model), rule=str(data.get("rule", "?")), books=books)
-
-
-def model_name(model: Mapping[str, Any]) -> str:
-    """How a report names a model: its spec, else its name, else its weights."""
-    for key in ("spec", "name", "model", "weights", "id"):
-        if model.get(key):
-            return str(model[key])
-    return "an unnamed model"
-
-
-def same_model(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Do two model descriptions (a run's config, a probe's) name the same weights?
-
-    Both with a weights fingerprint: equal fingerprints. Otherwise any shared name of the weights (the
-    spec, the weights folder, a served model's path or name)."""
-    if a.get("weights_fingerprint") and b.get("weights_fingerprint"):
-        return bool(a["weights_fingerprint"] == b["weights_fingerprint"])
-    return bool(_names(a) & _names(b))
-
-
-def _names(model: Mapping[str, Any]) -> set[str]:
-    names = set()
-    for key in ("spec", "name", "weights", "model", "id"):
-        value = model.get(key)
-        if value:
-            names.add(str(value).rstrip("/"))
-    return names

@@ -1,7 +1,7 @@
 """The page's Software section: report.md's paragraph of the same name as markup.
 
 The versions that differ between the runs (one column per run) and, for runs of one model that asked the
-same question, whether their log-probs and outputs agree (:mod:`longread.report.versions`). Nothing when
+same question, whether their log-probs and outputs agree (:mod:`longread.report.software`). Nothing when
 the runs share their software and none is compared.
 """
 
@@ -10,14 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from longread.report.agreement import AGREEMENT_HEADING
 from longread.report.load import RunReport
-from longread.report.versions import (
-    AGREEMENT_HEADING,
-    agreement_lines,
-    agreements,
-    run_versions,
-    version_differences,
-)
+from longread.report.software import DIFFERING_SOFTWARE, SAME_SOFTWARE, software_facts
 
 
 def inline_markup(text: str) -> str:
@@ -31,29 +26,29 @@ def inline_markup(text: str) -> str:
 
 def software_html(runs: Sequence[RunReport]) -> str:
     """``<h2>Software</h2>`` with the differing versions and the agreement of the same rows, or ``""``."""
-    recorded = [run_versions(run.path) for run in runs]
-    differing = version_differences(recorded) if len(runs) > 1 else []
-    said = agreement_lines(agreements(runs))
-    if not differing and not said:
+    facts = software_facts(runs)
+    if not facts.worth_saying:
         return ""
     parts = ["<h2>Software</h2>"]
-    if differing:
+    if facts.differing:
         head = "".join(f"<th>{escape(run.label)}</th>" for run in runs)
         rows = [
             f"<tr><th>{escape(d.name)}</th>" + "".join(f"<td>{escape(v)}</td>" for v in d.values) + "</tr>"
-            for d in differing
+            for d in facts.differing
         ]
         parts += [
-            "<p>Software that differs between the runs:</p>",
+            f"<p>{escape(DIFFERING_SOFTWARE)}</p>",
             f"<table class=configs><thead><tr><th>software</th>{head}</tr></thead><tbody>",
             *rows,
             "</tbody></table>",
         ]
     else:
-        parts.append("<p>The runs were made with the same software versions.</p>")
-    if said:
+        parts.append(f"<p>{escape(SAME_SOFTWARE)}</p>")
+    if facts.lines:
         parts.append(f"<p>{escape(AGREEMENT_HEADING)}</p>")
         parts.append(
-            "<ul class=agreement>" + "".join(f"<li>{inline_markup(line)}</li>" for line in said) + "</ul>"
+            "<ul class=agreement>"
+            + "".join(f"<li>{inline_markup(line)}</li>" for line in facts.lines)
+            + "</ul>"
         )
     return "\n".join(parts)

@@ -1,0 +1,77 @@
+"""Which model a description names, and whether two runs computed their numbers the same way.
+
+A description is a run's ``config.json`` ``model`` part (a backend's ``describe()``) or the model a probe
+recorded. Content hashes decide where both descriptions hold the same one; without one, any shared name
+of the weights does (a served model has only its name). Two runs of the same model are computed the same
+way when, besides, their architecture and dtype (where both record them), KV-cache press and read-along
+mode (absent: none, the default) are equal: only then should their log-probs agree to the tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CONTENT_HASHES = (
+    "weights_fingerprint",
+    "weights_sha256",
+    "model_sha256",
+    "feature_fingerprint",
+    "encoder_fingerprint",
+)
+"""Fields that fingerprint a model's files by content: equal where both hold one, or not the same model."""
+NAMES = ("spec", "name", "weights", "model", "id")
+"""Fields that name a model's weights (a spec, a folder, a served model's name)."""
+BOTH_RECORDED = ("architecture", "dtype")
+"""Compared only where both descriptions hold them (a served model records neither)."""
+DEFAULTED = ("press", "read_along_mode")
+"""Absent means the default (the full cache; one growing session): compared as given."""
+
+
+def model_name(model: Mapping[str, Any]) -> str:
+    """How a report names a model: its spec, else its name, else its weights."""
+    for key in NAMES:
+        if model.get(key):
+            return str(model[key])
+    return "an unnamed model"
+
+
+def same_model(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two model descriptions name the same weights? Every content hash both hold must be equal; with
+    none shared, any shared name of the weights (the spec, the weights folder, a served model's name)."""
+    hashes = [key for key in CONTENT_HASHES if a.get(key) and b.get(key)]
+    if hashes:
+        return all(a[key] == b[key] for key in hashes)
+    return bool(_names(a) & _names(b))
+
+
+def computed_alike(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same weights read the same way: numbers that should agree to the log-prob tolerance."""
+    return same_model(a, b) and not how_they_differ(a, b)
+
+
+def how_they_differ(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """``field a ≠ b`` for each content hash, architecture, dtype, press or read-along mode that differs
+    (a hash or a recorded-by-both field only where both hold it)."""
+    differing = []
+    for key in (*CONTENT_HASHES, *BOTH_RECORDED):
+        if a.get(key) and b.get(key) and a[key] != b[key]:
+            differing.append(f"{key} {a[key]} ≠ {b[key]}")
+    for key in DEFAULTED:
+        if a.get(key) != b.get(key):
+            differing.append(f"{key} {a.get(key) or 'none'} ≠ {b.get(key) or 'none'}")
+    return differing
+
+
+def share_a_name(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two descriptions share any name of the weights, whatever their hashes say."""
+    return bool(_names(a) & _names(b))
+
+
+def _names(model: Mapping[str, Any]) -> set[str]:
+    names = set()
+    for key in NAMES:
+        value = model.get(key)
+        if value:
+            names.add(str(value).rstrip("/"))
+    return names
