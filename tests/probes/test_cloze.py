@@ -131,6 +131,10 @@ def test_ranked_cloze_is_above_chance_for_a_model_that_read_the_passages_and_at_
     # measured: 12 passages only it got right, 0 only the prior did (p = 0.0005); the model that read
     # Frankenstein named the most frequent name on every passage (p = 1)
     assert negative["most_frequent_p"] > 0.05, negative
+    assert positive["over_most_frequent"] == pytest.approx(positive["value"] - positive["most_frequent"])
+    assert positive["over_most_frequent_ci"][0] > 0, positive  # the interval excludes "no better"
+    low, high = negative["over_most_frequent_ci"]
+    assert low <= 0 <= high and negative["over_most_frequent"] == pytest.approx(0.0), negative
 
 
 def _no_space(text: str) -> str:

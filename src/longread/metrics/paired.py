@@ -83,15 +83,6 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
     return min(1.0, float(2 * tail / 2**n))
 
 
-def discordant(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int]:
-    """(items only ``a`` got right, items only ``b`` did): McNemar's discordant pairs."""
-    if len(a) != len(b):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
-    only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
-    return only_a, only_b
-
-
 def paired_scores(
     a: Sequence[float | bool],
     b: Sequence[float | bool],
@@ -124,7 +115,8 @@ def paired_scores(
         clusters=None if clusters is None else len(set(clusters)),
     )
     if all(isinstance(value, bool) for value in [*a, *b]):
-        only_a, only_b = discordant([bool(x) for x in a], [bool(y) for y in b])
+        only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
+        only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
         return replace(scores, only_a=only_a, only_b=only_b, mcnemar_p=mcnemar_exact_p(only_a, only_b))
     return scores
 

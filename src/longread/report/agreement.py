@@ -10,9 +10,9 @@ same numbers. It counts the rows whose outputs (``prediction``, and ``generated`
 are the same too: for a generation task, such as a MuLD summary, that is the only comparison there is.
 
 Runs of two different models are not compared: their numbers are not meant to agree. Runs that share a
-model's name but not how it was computed (another weights fingerprint — other weights, or a run made
-before fingerprints were taken by content —, dtype or press) are not compared either, and the report says
-why, rather than falling silent.
+model's name but not how it was computed are not compared either, and the report says what differs rather
+than falling silent: another weights fingerprint (other weights, or a run made before weights were
+fingerprinted by content), dtype or press.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def agreements(runs: Sequence[RunReport]) -> list[Agreement]:
                 first_rows = {str(row.get("key")): row for row in read_samples(runs[0].path)}
             found.append(_agreement(runs[0].label, run.label, first_rows, read_samples(run.path)))
         elif share_a_name(first_model, model):
-            why = "; ".join(how_they_differ(first_model, model)) or "no shared content hash"
+            # not alike yet sharing a name: a content hash or a way of reading differs, and says which
+            why = "; ".join(how_they_differ(first_model, model))
             found.append(Agreement(runs[0].label, run.label, not_compared=why))
     return found
 

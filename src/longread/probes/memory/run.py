@@ -4,10 +4,10 @@ Per book, the probes asked (:mod:`longread.probes.memory.probes`) on seeded pass
 (:mod:`longread.probes.memory.passages`; :mod:`longread.probes.memory.places`); then per book the scores
 with 95% intervals and counts — ``cloze`` (share right, Wilson, with its copied-example and no-name
 counts, and "cannot tell" when those are most answers), ``cloze-rank`` (share ranked first, Wilson, with
-its chance and McNemar's p against always naming the most frequent name), ``extraction_exact`` (share of
-places continued exactly, Wilson), ``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k``
-(mean, bootstrap) — and the verdict ``remembered``: true, false or "cannot tell" by a stated rule and the
-intervals
+its chance, and paired with always naming the most frequent name: the difference, its interval and
+McNemar's p), ``extraction_exact`` (share of places continued exactly, Wilson),
+``extraction_common_prefix`` (mean tokens, bootstrap), ``min_k`` (mean, bootstrap) — and the verdict
+``remembered``: true, false or "cannot tell" by a stated rule and the intervals
 (:mod:`longread.probes.memory.rule`; default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
 backend cannot run is skipped with its reason; a book with fewer passages than asked, or with no usable
 cloze passage, says so in its notes. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
@@ -30,7 +30,7 @@ from longread.documents.excerpts import BookExcerpts
 from longread.files import atomic_write_text
 from longread.metrics.accuracy import wilson_interval
 from longread.metrics.bootstrap import bootstrap_interval
-from longread.metrics.paired import discordant, mcnemar_exact_p
+from longread.metrics.paired import paired_scores
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
@@ -263,7 +263,7 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
     if "cloze" in by_probe:
         summary.scores["cloze"] = _cloze_score(by_probe["cloze"], summary)
     if "cloze-rank" in by_probe:
-        summary.scores["cloze-rank"] = _ranked_score(by_probe["cloze-rank"])
+        summary.scores["cloze-rank"] = _ranked_score(by_probe["cloze-rank"], settings.seed)
     if "extraction" in by_probe:
         summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
         summary.scores["extraction_common_prefix"] = _mean(
@@ -275,22 +275,25 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
     summary.clauses = clauses_as_dicts(clauses)
 
 
-def _ranked_score(ranked: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _ranked_score(ranked: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
     """The ranked cloze's share right, its chance, and what always naming the book's most frequent
-    candidate scores on the same passages, with McNemar's exact p of the model against that prior: the
-    passages only the model got right against those only the prior did."""
+    candidate scores on the same passages, paired with the model passage by passage
+    (:func:`longread.metrics.paired.paired_scores`): the model's share less the prior's with its bootstrap
+    interval, the passages only one of them got right, and McNemar's exact p."""
     right = [bool(line["correct"]) for line in ranked]
     prior = [bool(line["most_frequent_right"]) for line in ranked]
     frequent = _share(prior)
-    model_only, prior_only = discordant(right, prior)
+    paired = paired_scores(prior, right, seed=seed)
     return {
         **_share(right),
         "chance": float(np.mean([line["chance"] for line in ranked])),
         "most_frequent": frequent["value"],
         "most_frequent_count": frequent["count"],
-        "model_only_right": model_only,
-        "most_frequent_only_right": prior_only,
-        "most_frequent_p": mcnemar_exact_p(model_only, prior_only),
+        "over_most_frequent": paired.difference,
+        "over_most_frequent_ci": [paired.ci_low, paired.ci_high],
+        "model_only_right": paired.only_b,
+        "most_frequent_only_right": paired.only_a,
+        "most_frequent_p": paired.mcnemar_p,
     }
 
 

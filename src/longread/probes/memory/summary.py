@@ -60,8 +60,10 @@ def _cell(score: dict[str, Any] | None) -> str:
         if score.get("most_frequent") is not None:
             text += f"; always the most frequent name {score['most_frequent']:.2g}"
             if score.get("most_frequent_p") is not None:
+                low, high = score["over_most_frequent_ci"]
                 text += (
-                    f"; the model alone right on {score['model_only_right']}, the name alone on "
+                    f"; the model less it {score['over_most_frequent']:+.2g} [{low:+.2g}, {high:+.2g}], "
+                    f"the model alone right on {score['model_only_right']}, the name alone on "
                     f"{score['most_frequent_only_right']}, McNemar p {score['most_frequent_p']:.2g}"
                 )
         text += ")"
