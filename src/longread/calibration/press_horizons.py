@@ -20,11 +20,12 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.calibration.report import horizon_sentence, interval_cell, p_cell
+from longread.calibration.report import horizon_sentence
 from longread.calibration.run import outcomes_of, placements, planted_sources
 from longread.calibration.verdicts import (
     HORIZON_P,
     CalibrationRow,
+    Family,
     Horizon,
     Outcomes,
     compare,
@@ -32,6 +33,8 @@ from longread.calibration.verdicts import (
     intact_row,
 )
 from longread.files import atomic_save_png, finite_or_none
+from longread.metrics.claim_words import interval as interval_cell
+from longread.metrics.claim_words import p_cell
 from longread.metrics.paired import PairedScores
 from longread.report.press_report import Section
 from longread.report.press_runs import PressRun
@@ -49,6 +52,8 @@ class SettingHorizons:
     against_full: tuple[PairedScores | None, ...]
     """Per row: planted accuracy under the press − under the full cache (None for the full cache, or where
     the full cache was not run)."""
+    against_p_adjusted: tuple[float | None, ...] = ()
+    """Their p, Holm-adjusted over the page's family."""
 
 
 def _at(outcomes: Outcomes, length: int) -> Outcomes:
@@ -67,27 +72,38 @@ def press_horizons(
     cells = [
         (length, distance, placement) for length in lengths for distance, placement in sorted(where.items())
     ]
-    settings: list[SettingHorizons] = []
+    # every comparison first: the page's tests are one family, adjusted together
+    found: list[tuple[PressRun, list[PairedScores], tuple[PairedScores | None, ...]]] = []
     full: dict[int, Outcomes] | None = None
     for plain, copied in zip(unplanted, planted_runs, strict=True):
         if plain.refused is not None or copied.refused is not None:
             continue
         before = outcomes_of(plain.path).get(0, {})
         after = outcomes_of(copied.path, original)
-        rows = [
-            intact_row(length, placement, compare(_at(before, length), _at(after.get(distance, {}), length)))
-            for length, distance, placement in cells
+        gains = [
+            compare(_at(before, length), _at(after.get(distance, {}), length))
+            for length, distance, _ in cells
         ]
-        horizons = tuple(copy_horizon(rows, length) for length in lengths)
         if plain.press is None:
             full = after
-            settings.append(SettingHorizons(FULL, tuple(rows), horizons, (None,) * len(rows)))
+            found.append((plain, gains, (None,) * len(gains)))
             continue
         against = tuple(
             None if full is None else compare(_at(full.get(d, {}), length), _at(after.get(d, {}), length))
             for length, d, _ in cells
         )
-        settings.append(SettingHorizons(str(plain.press), tuple(rows), horizons, against))
+        found.append((plain, gains, against))
+    family = Family([t for _, gains, against in found for t in (*gains, *against)])
+    settings: list[SettingHorizons] = []
+    for plain, gains, against in found:
+        rows = [
+            intact_row(length, placement, gain, family)
+            for (length, _, placement), gain in zip(cells, gains, strict=True)
+        ]
+        horizons = tuple(copy_horizon(rows, length) for length in lengths)
+        name = FULL if plain.press is None else str(plain.press)
+        adjusted = tuple(None if a is None else family.p(a) for a in against)
+        settings.append(SettingHorizons(name, tuple(rows), horizons, against, adjusted))
     return settings
 
 
@@ -128,7 +144,8 @@ def horizon_section(settings: Sequence[SettingHorizons], copy_tokens: int, out: 
         f"A copy of each instance's gold opening ({copy_tokens} tokens) was planted D tokens before the "
         "prefix's end (`planted.jsonl`; the unplanted instances in `unplanted.jsonl`), and every setting "
         "ran on both. Gain = planted − unplanted accuracy under the same setting, paired by instance. The "
-        f"copy horizon: the largest D whose gain is established with p < {HORIZON_P}.",
+        f"copy horizon: the largest D such that the gain is established (Holm-adjusted p < {HORIZON_P}) at "
+        "every distance tried up to it; p columns are Holm-adjusted over the page's comparisons.",
         "",
         *_positive(full),
         "",
@@ -140,12 +157,13 @@ def horizon_section(settings: Sequence[SettingHorizons], copy_tokens: int, out: 
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for s in settings:
-        for r, a in zip(s.rows, s.against_full, strict=True):
+        against_p = s.against_p_adjusted or (None,) * len(s.rows)
+        for r, a, a_p in zip(s.rows, s.against_full, against_p, strict=True):
             versus = "—" if a is None else interval_cell(a.difference, a.ci_low, a.ci_high)
             lines.append(
                 f"| {r.prefix_length:,} | {s.setting} | {r.distance:,} | {r.paired} | {r.unplanted:.2f} | "
                 f"{r.planted:.2f} | {interval_cell(r.planted_gain, r.ci_low, r.ci_high)} | "
-                f"{p_cell(r.p)} | {versus} | {p_cell(None if a is None else a.mcnemar_p)} |"
+                f"{p_cell(r.p_adjusted)} | {versus} | {p_cell(a_p)} |"
             )
     lines += ["", *(f"- {s.setting} {_horizon(h, s.setting)}." for s in settings for h in s.horizons), ""]
     lines += [f"![planted gain against distance]({HORIZON_PNG})", ""]

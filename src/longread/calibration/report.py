@@ -18,27 +18,14 @@ from matplotlib.figure import Figure
 
 from longread.calibration.verdicts import HORIZON_P, CalibrationRow, Horizon
 from longread.files import atomic_save_png, atomic_write_text
-from longread.metrics.claims import CLAIM_RULE
-from longread.metrics.paired import PAIRED_RESAMPLES
+from longread.metrics.claim_words import interval as interval_cell
+from longread.metrics.claim_words import p_cell
+from longread.metrics.claim_words import signed as signed_cell
+from longread.metrics.claims import CLAIM_RULE, family_size
 
 REPORT_MD = "calibration.md"
 REPORT_JSON = "calibration.json"
 REPORT_PNG = "calibration.png"
-
-
-def signed_cell(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.2f}".replace("-", "−")
-
-
-def interval_cell(value: float | None, low: float | None, high: float | None) -> str:
-    """``+0.80 [+0.53, +1.00]``."""
-    return f"{signed_cell(value)} [{signed_cell(low)}, {signed_cell(high)}]"
-
-
-def p_cell(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _keep(value: int | None) -> str:
@@ -55,7 +42,19 @@ def horizon_sentence(h: Horizon) -> str:
     bound = "" if h.below is None else f", and not shown at {h.below:,}"
     return (
         f"at prefix length {h.prefix_length:,}: the copy horizon is at least {h.distance:,} tokens (gain "
-        f"{signed_cell(h.gain)} [{signed_cell(h.ci_low)}, {signed_cell(h.ci_high)}], p {p_cell(h.p)}{bound})"
+        f"{signed_cell(h.gain)} [{signed_cell(h.ci_low)}, {signed_cell(h.ci_high)}], Holm-adjusted p "
+        f"{p_cell(h.p)}{bound}){_gap(h)}"
+    )
+
+
+def _gap(h: Horizon) -> str:
+    """A copy found again past a distance where it was not: said, never taken as the horizon."""
+    if not h.found_beyond:
+        return ""
+    farther = ", ".join(f"{d:,}" for d in h.found_beyond)
+    return (
+        f"; a gap: found again at {farther} tokens after not being shown at {h.below:,} — the horizon stops "
+        "at the first distance not shown"
     )
 
 
@@ -68,18 +67,24 @@ def write_calibration(
     model: str,
 ) -> tuple[Path, Path, Path]:
     verdicts = Counter(row.verdict for row in rows if row.control != "intact")
+    tested = (
+        [r.p_adjusted for r in rows]
+        + [r.control_p_adjusted for r in rows]
+        + [r.unplanted_p_adjusted for r in rows]
+    )
     lines = [
         f"# Calibration — {model} on planted ChapterBreak copies",
         "",
         f"The gold continuation's first {plan.copy_tokens} tokens are copied into the prefix D tokens "
         "before its end (`planted.jsonl`); the unplanted and planted instances are read intact and under "
         "every control × K. Gain = planted − unplanted accuracy, paired by instance; a control's effect = "
-        "planted under the control − planted intact. Intervals: 95%, book-level cluster bootstrap "
-        f"({PAIRED_RESAMPLES} resamples) where two or more books, else instances; p: McNemar, exact, per "
-        f"instance. Rule: {CLAIM_RULE}. The copy horizon needs p < {HORIZON_P}.",
+        "planted under the control − planted intact. Intervals: 95%, by book with five or more books (the "
+        "hull of CR2 and Tango's score interval), else by instance (Tango's); p goes with the interval and "
+        f"is Holm-adjusted over the page's {family_size(tested)} comparisons. Rule: {CLAIM_RULE}. The copy "
+        f"horizon needs an adjusted p < {HORIZON_P} at every distance up to it.",
         "",
-        "| prefix | D | control | K | copy | paired | unplanted | planted | gain [95% CI] | p | control's "
-        "effect [95% CI] | p | verdict |",
+        "| prefix | D | control | K | copy | paired | unplanted | planted | gain [95% CI] | Holm p | "
+        "control's effect [95% CI] | Holm p | verdict |",
         "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in rows:
@@ -90,8 +95,8 @@ def write_calibration(
         lines.append(
             f"| {r.prefix_length:,} | {r.distance:,} | {r.control} | {_keep(r.keep_last)} "
             f"| {r.position} | {r.paired} | {r.unplanted:.3f} | {r.planted:.3f} | "
-            f"{interval_cell(r.planted_gain, r.ci_low, r.ci_high)} | {p_cell(r.p)} | {effect} | "
-            f"{p_cell(r.control_p)} | "
+            f"{interval_cell(r.planted_gain, r.ci_low, r.ci_high)} | {p_cell(r.p_adjusted)} | {effect} | "
+            f"{p_cell(r.control_p_adjusted)} | "
             f"**{r.verdict}** |"
         )
     lines += ["", "Verdicts: " + (", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "none"), ""]
@@ -105,7 +110,7 @@ def write_calibration(
         lines.append(
             f"- prefix {r.prefix_length:,}, {r.control}, K = {_keep(r.keep_last)}: "
             f"{signed_cell(r.unplanted_effect)} [{signed_cell(r.unplanted_ci_low)}, "
-            f"{signed_cell(r.unplanted_ci_high)}], p {p_cell(r.unplanted_p)}: "
+            f"{signed_cell(r.unplanted_ci_high)}], Holm-adjusted p {p_cell(r.unplanted_p_adjusted)}: "
             f"{r.unplanted_claim}"
         )
     lines.append("")

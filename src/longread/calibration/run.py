@@ -25,6 +25,7 @@ from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.calibration.report import write_calibration
 from longread.calibration.verdicts import (
     CalibrationRow,
+    Family,
     Horizon,
     Outcomes,
     Placement,
@@ -37,6 +38,7 @@ from longread.errors import LongreadError
 from longread.evaluation.controls import ControlSettings
 from longread.evaluation.runner import RunOptions
 from longread.evaluation.selection import select
+from longread.metrics.paired import PairedScores
 from longread.models.requests.control import CONTROL_KINDS
 from longread.report.ablation import run_ablation, run_dir_name
 from longread.runs.layout import read_samples
@@ -76,14 +78,18 @@ def check_plan(plan: CalibrationPlan, prefix_lengths: Sequence[int]) -> None:
     if unknown or not plan.controls:
         raise CalibrationError(f"--controls takes shuffle, replace and none; got {', '.join(plan.controls)}")
     check_distances(plan.distances, plan.copy_tokens, prefix_lengths)
-    below = any(k <= d - plan.copy_tokens for d in plan.distances for k in plan.keep_last)
-    above = any(k >= d + SLACK for d in plan.distances for k in plan.keep_last)
-    if not (below and above):
+    # per distance: a K that reaches its copy and a K that keeps it whole
+    keeps = plan.keep_last
+    unbracketed = [
+        d for d in plan.distances
+        if not (any(k <= d - plan.copy_tokens for k in keeps) and any(k >= d + SLACK for k in keeps))
+    ]  # fmt: skip
+    if unbracketed:
+        given, distances = ",".join(map(str, plan.keep_last)), ",".join(map(str, plan.distances))
         raise CalibrationError(
-            f"--keep-last {','.join(map(str, plan.keep_last))} brackets no distance of "
-            f"{','.join(map(str, plan.distances))}: give a K at most a distance less the copy "
-            f"({plan.copy_tokens} tokens; the control reaches the copy) and a K at least a distance plus "
-            f"{SLACK} (the copy kept whole)"
+            f"--keep-last {given} does not bracket distance {','.join(map(str, unbracketed))} of "
+            f"{distances}: each distance D needs a K at most D less the copy ({plan.copy_tokens} tokens; "
+            f"the control reaches the copy) and a K at least D plus {SLACK} (the copy kept whole)"
         )
 
 
@@ -208,18 +214,30 @@ def calibration_rows(
     def at(outcomes: Outcomes, length: int) -> Outcomes:
         return {k: v for k, v in outcomes.items() if k[1] == length}
 
-    rows: list[CalibrationRow] = []
+    # every comparison first: the page's tests are one family, adjusted together
+    cells: list[tuple[int, Placement, ControlSettings | None, tuple[PairedScores, ...]]] = []
     for length in lengths:
         intact_u = at(unplanted["intact"].get(0, {}), length)
         for distance, placement in sorted(where.items()):
             intact_p = at(planted_runs["intact"].get(distance, {}), length)
-            rows.append(intact_row(length, placement, compare(intact_u, intact_p)))
+            cells.append((length, placement, None, (compare(intact_u, intact_p),)))
             for control in controls:
                 name = run_dir_name(control)
                 u = at(unplanted[name].get(0, {}), length)
                 p = at(planted_runs[name].get(distance, {}), length)
-                rows.append(
-                    controlled_row(length, placement, control.kind, control.keep_last, compare(u, p),
-                                   compare(intact_p, p), compare(intact_u, u))
-                )  # fmt: skip
+                cells.append(
+                    (length, placement, control, (compare(u, p), compare(intact_p, p), compare(intact_u, u)))
+                )
+    family = Family([test for *_, tests in cells for test in tests])
+    rows: list[CalibrationRow] = []
+    for length, placement, setting, tests in cells:
+        if setting is None:
+            rows.append(intact_row(length, placement, tests[0], family))
+        else:
+            gain, effect, plain = tests
+            rows.append(
+                controlled_row(
+                    length, placement, setting.kind, setting.keep_last, gain, effect, plain, family
+                )
+            )
     return rows

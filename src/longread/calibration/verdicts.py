@@ -19,8 +19,13 @@ its interval a book-level cluster bootstrap and its p McNemar's exact test
     perturbed nothing planted, ``keeps`` when the gain stays established, else ``inconclusive``;
   - partly: ``partial`` (no expectation: part of the copy is perturbed).
 
-The copy horizon (per prefix length): the largest D whose intact gain is established with p < 0.01, the
-next D tried (if any) bounding it from above — a backend that cut its context shows a short horizon.
+Every test of the page (each row's gain, control effect and unplanted effect) is one family: its p-values
+are adjusted together by Holm (:class:`Family`), and each claim and verdict uses the adjusted p.
+
+The copy horizon (per prefix length): the largest D such that the intact gain is established (adjusted
+p < 0.01) at **every** distance tried up to it — RULER's effective length reads the same way — the next D
+tried bounding it from above; a distance farther out that is found again after a gap is reported as a gap,
+never as the horizon. A backend that cut its context shows a short horizon.
 """
 
 from __future__ import annotations
@@ -30,11 +35,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from longread.files import finite_or_none
-from longread.metrics.claims import claim
+from longread.metrics.claims import MIN_PAIRED, Claim, claim, family_size, holm
 from longread.metrics.paired import PairedScores, paired_scores
 
 HORIZON_P = 0.01
-"""The copy horizon's distances need an intact gain with McNemar p below this (and its interval above 0)."""
+"""The copy horizon's distances need an intact gain with a Holm-adjusted p below this (and its interval
+above 0)."""
 SEED = 0
 
 Outcomes = Mapping[tuple[str, int], tuple[bool, str]]
@@ -82,24 +88,43 @@ class CalibrationRow:
     unplanted_ci_high: float | None = None
     unplanted_p: float | None = None
     unplanted_claim: str | None = None
+    p_adjusted: float | None = None
+    """The gain's p, Holm-adjusted over the page's family (what its claim uses)."""
+    control_p_adjusted: float | None = None
+    unplanted_p_adjusted: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return finite_or_none(asdict(self))
 
 
 def compare(first: Outcomes, later: Outcomes) -> PairedScores:
-    """later − first on the keys both hold (sorted, so the bootstrap does not depend on file order)."""
+    """later − first on the keys both hold (sorted, so the result does not depend on file order)."""
     keys = sorted(set(first) & set(later))
     return paired_scores(
-        [first[k][0] for k in keys],
-        [later[k][0] for k in keys],
-        seed=SEED,
-        clusters=[first[k][1] for k in keys],
+        [first[k][0] for k in keys], [later[k][0] for k in keys], clusters=[first[k][1] for k in keys]
     )
 
 
-def _established(scores: PairedScores) -> bool:
-    return claim(scores.ci_low, scores.ci_high, scores.mcnemar_p, scores.n).kind == "effect"
+class Family:
+    """The tests of one page, adjusted together by Holm: each claim uses its test's adjusted p."""
+
+    def __init__(self, tests: Sequence[PairedScores | None]) -> None:
+        present = [t for t in tests if t is not None]
+        adjusted = holm([t.p if t.n >= MIN_PAIRED and not t.too_few_books else None for t in present])
+        self._adjusted = {id(t): p for t, p in zip(present, adjusted, strict=True)}
+        self._tests = present  # kept alive: the ids above stay theirs
+        self.size = family_size(adjusted)
+
+    def p(self, scores: PairedScores) -> float | None:
+        return self._adjusted.get(id(scores), scores.p)
+
+    def claim(self, scores: PairedScores) -> Claim:
+        return claim(scores.ci_low, scores.ci_high, self.p(scores), scores.n, discordant=scores.discordant,
+                     too_few_books=scores.too_few_books)  # fmt: skip
+
+
+def _established(scores: PairedScores, family: Family) -> bool:
+    return family.claim(scores).kind == "effect"
 
 
 def position_of(keep_last: int, placement: Placement) -> str:
@@ -110,11 +135,11 @@ def position_of(keep_last: int, placement: Placement) -> str:
     return "partly"
 
 
-def verdict_of(position: str, gain: PairedScores, effect: PairedScores) -> str:
+def verdict_of(position: str, gain: PairedScores, effect: PairedScores, family: Family) -> str:
     if position == "partly":
         return "partial"
-    gain_holds = _established(gain) and gain.difference > 0
-    moved = _established(effect)
+    gain_holds = _established(gain, family) and gain.difference > 0
+    moved = _established(effect, family)
     if position == "perturbed":
         if gain_holds:
             return "misses"
@@ -124,14 +149,15 @@ def verdict_of(position: str, gain: PairedScores, effect: PairedScores) -> str:
     return "keeps" if gain_holds else "inconclusive"
 
 
-def intact_row(length: int, placement: Placement, gain: PairedScores) -> CalibrationRow:
-    said = claim(gain.ci_low, gain.ci_high, gain.mcnemar_p, gain.n).kind
+def intact_row(length: int, placement: Placement, gain: PairedScores, family: Family) -> CalibrationRow:
+    said = family.claim(gain).kind
     copies = said == "effect" and gain.difference > 0
-    return CalibrationRow(
+    row = CalibrationRow(
         length, placement.distance, "intact", None, "intact", gain.n, gain.clusters, gain.mean_a, gain.mean_b,
-        gain.difference, gain.ci_low, gain.ci_high, gain.mcnemar_p, said, None, None, None, None, None,
+        gain.difference, gain.ci_low, gain.ci_high, gain.p, said, None, None, None, None, None,
         "copies" if copies else "no gain established",
     )  # fmt: skip
+    return replace(row, p_adjusted=family.p(gain))
 
 
 def controlled_row(
@@ -142,23 +168,25 @@ def controlled_row(
     gain: PairedScores,
     effect: PairedScores,
     unplanted: PairedScores,
+    family: Family,
 ) -> CalibrationRow:
     position = position_of(keep, placement)
     row = CalibrationRow(
         length, placement.distance, control, keep, position, gain.n, gain.clusters, gain.mean_a, gain.mean_b,
-        gain.difference, gain.ci_low, gain.ci_high, gain.mcnemar_p,
-        claim(gain.ci_low, gain.ci_high, gain.mcnemar_p, gain.n).kind,
-        effect.difference, effect.ci_low, effect.ci_high, effect.mcnemar_p,
-        claim(effect.ci_low, effect.ci_high, effect.mcnemar_p, effect.n).kind,
-        verdict_of(position, gain, effect),
+        gain.difference, gain.ci_low, gain.ci_high, gain.p, family.claim(gain).kind,
+        effect.difference, effect.ci_low, effect.ci_high, effect.p, family.claim(effect).kind,
+        verdict_of(position, gain, effect, family),
     )  # fmt: skip
     return replace(
         row,
         unplanted_effect=unplanted.difference,
         unplanted_ci_low=unplanted.ci_low,
         unplanted_ci_high=unplanted.ci_high,
-        unplanted_p=unplanted.mcnemar_p,
-        unplanted_claim=claim(unplanted.ci_low, unplanted.ci_high, unplanted.mcnemar_p, unplanted.n).kind,
+        unplanted_p=unplanted.p,
+        unplanted_claim=family.claim(unplanted).kind,
+        p_adjusted=family.p(gain),
+        control_p_adjusted=family.p(effect),
+        unplanted_p_adjusted=family.p(unplanted),
     )
 
 
@@ -166,13 +194,21 @@ def controlled_row(
 class Horizon:
     prefix_length: int
     distance: int | None
-    """The largest distance whose planted copy is still used (None: not even the nearest)."""
+    """The largest distance up to which every planted copy tried is used (None: not even the nearest)."""
     below: int | None
     """The next distance tried, where the copy was no longer shown to be used (None: none tried)."""
     gain: float | None
     ci_low: float | None
     ci_high: float | None
     p: float | None
+    """The gain's Holm-adjusted p at ``distance``."""
+    found_beyond: tuple[int, ...] = ()
+    """Distances past ``below`` where the copy was found again: a gap, never the horizon."""
+
+
+def _used(row: CalibrationRow) -> bool:
+    p = row.p_adjusted if row.p_adjusted is not None else row.p
+    return p is not None and p < HORIZON_P and row.ci_low > 0 and row.claim == "effect"
 
 
 def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:
@@ -180,10 +216,15 @@ def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:
     intact = sorted(
         (r for r in rows if r.control == "intact" and r.prefix_length == length), key=lambda r: r.distance
     )
-    used = [r for r in intact if r.p is not None and r.p < HORIZON_P and r.ci_low > 0 and r.claim == "effect"]
-    if not used:
-        return Horizon(length, None, intact[0].distance if intact else None, None, None, None, None)
-    best = max(used, key=lambda r: r.distance)
-    farther = [r.distance for r in intact if r.distance > best.distance and r not in used]
-    return Horizon(length, best.distance, min(farther) if farther else None, best.planted_gain, best.ci_low,
-                   best.ci_high, best.p)  # fmt: skip
+    best: CalibrationRow | None = None
+    below: int | None = None
+    for row in intact:
+        if not _used(row):
+            below = row.distance
+            break
+        best = row
+    beyond = tuple(r.distance for r in intact if below is not None and r.distance > below and _used(r))
+    if best is None:
+        return Horizon(length, None, below, None, None, None, None, beyond)
+    return Horizon(length, best.distance, below, best.planted_gain, best.ci_low, best.ci_high,
+                   best.p_adjusted if best.p_adjusted is not None else best.p, beyond)  # fmt: skip

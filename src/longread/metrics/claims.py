@@ -3,36 +3,47 @@
 The rule (:data:`CLAIM_RULE`), the same in every report that makes a sentence of a difference:
 
 - fewer than :data:`MIN_PAIRED` paired instances, or no interval: ``too few`` — nothing is claimed;
-- right/wrong metrics (McNemar's exact p is known): an **effect** only when the 95% interval excludes 0
-  *and* p < :data:`ALPHA`; a **null** when the interval holds 0 and p ≥ :data:`ALPHA`; otherwise the two
-  disagree and the difference is **not established** (both numbers are given);
-- other metrics (no p): an effect when the interval excludes 0, else a null.
+- instances from 2 to ``MIN_BOOKS − 1`` books: ``too few books`` — no interval speaks for books there
+  (measured: docs/statistics.md), so nothing is claimed; the instance-level numbers are still given;
+- an **effect** when the 95% interval excludes 0 *and* the family's Holm-adjusted p
+  (:func:`holm`) is below :data:`ALPHA`;
+- a **null** when the interval holds 0 and the adjusted p is not below :data:`ALPHA`; it states the
+  size it rules out, the largest difference its interval allows, ``max(|low|, |high|)``. Where no pair
+  differs at all (right/wrong: ``only_a + only_b == 0``, decided from the counts, never from a
+  zero-width interval) the bound is at least the exact one-sided 95% bound on the share of pairs that
+  disagree, ``1 − 0.05^(1/n)`` (about 3/n, the rule of three);
+- otherwise the two disagree and the difference is **not established**.
 
-A null states the size it rules out: the largest difference its interval still allows,
-``max(|low|, |high|)`` ("changes accuracy by no more than ±0.09"). Where no pair disagrees (a right/wrong
-interval of exactly [0, 0]) the bootstrap cannot say how rare disagreement is, so the bound is the exact
-one-sided 95% upper bound on the share of pairs that disagree, ``1 − 0.05^(1/n)`` (about 3/n, the rule of
-three): 20 paired instances without a change rule out only changes beyond ±0.14.
+A report's **family** is the rows it writes a sentence for; their p-values are adjusted together by
+Holm's step-down method, and the page says how many were compared. Each p is the one that goes with its
+interval (:attr:`longread.metrics.paired.PairedScores.p`). The error rates this rule has — false effects
+where nothing differs, nulls whose bound misses a true difference — are measured by
+``bench/interval_coverage.py`` (docs: statistics).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
+from longread.metrics.paired import MIN_BOOKS
+
 ALPHA = 0.05
-"""McNemar's p below which a right/wrong difference may be called an effect."""
+"""The adjusted p below which a difference may be called an effect."""
 MIN_PAIRED = 5
 """Paired instances below which nothing is claimed."""
 CLAIM_RULE = (
-    f"an effect is claimed when the 95% interval excludes 0 and, for right/wrong metrics, McNemar's exact "
-    f"p < {ALPHA}; a difference that passes only one of them is 'not established'; a null states the "
-    f"largest difference its interval allows (where no pair differs, 1 − 0.05^(1/n), about 3/n); fewer "
-    f"than {MIN_PAIRED} paired instances claim nothing"
+    f"an effect is claimed when the 95% interval excludes 0 and the Holm-adjusted p (over the page's "
+    f"comparisons) is below {ALPHA}; a difference that passes only one of them is 'not established'; a null "
+    f"states the largest difference its interval allows (where no pair differs, at least 1 − 0.05^(1/n), "
+    f"about 3/n); the interval speaks for books with {MIN_BOOKS} or more books, and with 2 to "
+    f"{MIN_BOOKS - 1} books nothing is claimed; fewer than {MIN_PAIRED} paired instances claim nothing"
 )
 
-ClaimKind = Literal["effect", "not established", "null", "too few"]
+ClaimKind = Literal["effect", "not established", "null", "too few", "too few books"]
 
 
 @dataclass(frozen=True)
@@ -42,19 +53,31 @@ class Claim:
     """A null: the largest |difference| its interval allows (the size it rules out beyond)."""
 
 
-def claim(low: float, high: float, p: float | None, paired: int) -> Claim:
-    """What the interval [low, high] of a paired difference, its McNemar p (None: not a right/wrong
-    metric) and its count of paired instances allow one to say (see the module docstring)."""
+def claim(
+    low: float,
+    high: float,
+    p: float | None,
+    paired: int,
+    *,
+    discordant: int | None = None,
+    too_few_books: bool = False,
+) -> Claim:
+    """What the interval [low, high] of a paired difference, its (family-adjusted) p and its count of
+    paired instances allow one to say (see the module docstring). ``discordant``: right/wrong metrics'
+    pairs that differ (None: not a right/wrong metric); ``too_few_books``: 2 to MIN_BOOKS − 1 books."""
     if paired < MIN_PAIRED or not (math.isfinite(low) and math.isfinite(high)):
         return Claim("too few")
+    if too_few_books:
+        return Claim("too few books")
     excludes_zero = low > 0 or high < 0
-    if p is None:
-        return Claim("effect") if excludes_zero else Claim("null", max(abs(low), abs(high)))
-    significant = p < ALPHA
+    significant = excludes_zero if p is None else p < ALPHA
     if excludes_zero and significant:
         return Claim("effect")
     if not excludes_zero and not significant:
-        return Claim("null", max(abs(low), abs(high), no_change_bound(paired) if low == high == 0 else 0.0))
+        bound = max(abs(low), abs(high))
+        if discordant == 0:
+            bound = max(bound, no_change_bound(paired))
+        return Claim("null", bound)
     return Claim("not established")
 
 
@@ -64,8 +87,58 @@ def no_change_bound(paired: int) -> float:
     return float(1 - 0.05 ** (1 / paired))
 
 
-def p_text(p: float | None) -> str:
-    """McNemar's p as a sentence gives it: ``p < 0.001`` or ``p = 0.125``."""
-    if p is None:
-        return ""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (None: not in the family, kept None): the
+    i-th smallest of m becomes ``max_{j ≤ i} min(1, (m − j + 1) · p_(j))``."""
+    present = sorted((p, index) for index, p in enumerate(p_values) if p is not None and math.isfinite(p))
+    adjusted: list[float | None] = [None] * len(p_values)
+    m, running = len(present), 0.0
+    for rank, (p, index) in enumerate(present):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def family_size(p_values: Sequence[float | None]) -> int:
+    """How many comparisons :func:`holm` adjusted together."""
+    return sum(1 for p in p_values if p is not None and math.isfinite(p))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What more data would buy: the paired instances (and books, where the interval is by book) that,
+    at the spread seen, would give a null bound of ``target`` (a true difference of 0 assumed)."""
+
+    target: float
+    instances: int | None
+    books: int | None
+
+
+def plan_for(
+    target: float, paired: int, low: float, high: float, books: int | None = None, book_level: bool = False
+) -> Plan:
+    """The sample that would rule out ±``target``: the interval's half-width shrinks as 1/√n, so the
+    instances needed are ``n · (half-width / target)²`` (at least n + 1 where the bound is not yet
+    reached); with a book-level interval the books needed likewise."""
+    if target <= 0:
+        raise ValueError(f"the target effect must be above 0, got {target}")
+    if paired < 1 or not (math.isfinite(low) and math.isfinite(high)):
+        return Plan(target, None, None)
+    half = (high - low) / 2
+    if half <= 0:
+        return Plan(target, paired, books)
+    scale = (half / target) ** 2
+    instances = max(paired, math.ceil(paired * scale))
+    needed_books = max(books, math.ceil(books * scale)) if book_level and books else None
+    return Plan(target, instances, needed_books)
+
+
+def pilot_instances(target: float, discordance: float, confidence: float = 0.95) -> int:
+    """Paired right/wrong instances that rule out ±``target`` at a share ``discordance`` of pairs that
+    differ (no true difference): ``z² · discordance / target²`` (the normal approximation of McNemar's
+    variance), at least the rule of three's ``log(0.05)/log(1 − target)`` where nothing differs."""
+    if target <= 0 or not 0 <= discordance <= 1:
+        raise ValueError(f"need target > 0 and 0 <= discordance <= 1; got {target}, {discordance}")
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    floor = math.ceil(math.log(1 - confidence) / math.log(1 - target)) if target < 1 else 1
+    return max(floor, math.ceil(z * z * discordance / target**2))

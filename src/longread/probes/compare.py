@@ -4,10 +4,14 @@ Per probe folder (``longread probe tokens … --out``): the key tokens' share, L
 LSD (long − short log-prob) by category, over the books both probed; and B − A for each. The intervals are
 a paired cluster bootstrap: books are drawn with replacement, the same books for both folders, each with
 all its tokens (tokens of one book are not independent, and the two models read the same books). With a
-single book the tokens are resampled instead, each folder's on its own, and the page says so.
+single book the **merged spans** are resampled instead — the runs of consecutive tokens that are all key
+tokens or all not (a key span is one unit however many tokens it has; its tokens are not independent) —
+each folder's on its own, and the page says so.
 
 Key tokens compare only when they were chosen the same way: both by the same evaluator (LongPPL as its
-paper defines it), or both self-evaluated (each model its own, said beside the numbers).
+paper defines it) with the same weights, or both self-evaluated (each model its own, said beside the
+numbers), and with the same α, β, short window, stride, window and max tokens; folders chosen otherwise
+are refused, naming what differs.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,11 @@ class TokenTable:
     key_by: str
     """``evaluator SPEC`` or ``self``."""
     books: dict[str, dict[str, np.ndarray]]
+    selection: dict[str, Any] = field(default_factory=dict)
+    """What chose the key tokens: α, β, short, stride, window, max tokens, the evaluator's weights."""
+
+
+SELECTION = ("alpha", "beta", "short", "stride", "window", "max_tokens")
 
 
 def load_tokens(folder: Path) -> TokenTable:
@@ -69,13 +78,53 @@ def load_tokens(folder: Path) -> TokenTable:
         "frequent": np.array(columns["frequent"], dtype=bool),
         "seen": np.array([-1 if d is None else d for d in columns["last_seen_distance"]]),
         "short_k": np.full(len(order), short),
+        "position": np.array(columns["position"], dtype=np.int64)
+        if "position" in columns
+        else np.arange(len(order)),
     }
     books = {
         book: {name: values[order == book] for name, values in every.items()}
         for book in dict.fromkeys(columns["book"])
     }
     model = (summary.get("model") or {}).get("spec") or (summary.get("model") or {}).get("name") or "?"
-    return TokenTable(folder, str(model), f"evaluator {evaluator}" if evaluator else "self", books)
+    settings = summary.get("settings") or {}
+    selection = {name: settings.get(name) for name in SELECTION}
+    if evaluator:
+        weights = {
+            str((entry.get("evaluator") or {}).get("weights_fingerprint"))
+            for entry in summary.get("books", [])
+            if isinstance(entry, dict)
+        }
+        selection["evaluator weights"] = ", ".join(sorted(weights)) or None
+    key_by = f"evaluator {evaluator}" if evaluator else "self"
+    return TokenTable(folder, str(model), key_by, books, selection)
+
+
+def refuse_unlike(a: TokenTable, b: TokenTable) -> None:
+    """Key tokens chosen another way (evaluator, its weights, α, β, windows, stride, max tokens) make the
+    two folders' LongPPL measure different things: refused, naming what differs."""
+    if a.key_by != b.key_by:
+        raise ProbeSettingsError(
+            f"{a.path} chose key tokens by {a.key_by}, {b.path} by {b.key_by}: key tokens compare only when "
+            "chosen the same way; probe both with the same --evaluator"
+        )
+    differ = [
+        f"{name} {a.selection.get(name)!r} against {b.selection.get(name)!r}"
+        for name in dict.fromkeys([*a.selection, *b.selection])
+        if a.selection.get(name) != b.selection.get(name)
+    ]
+    if differ:
+        raise ProbeSettingsError(
+            f"{a.path} and {b.path} chose their key tokens differently ({'; '.join(differ)}): their LongPPL "
+            "and key shares would measure different things; probe both with the same settings"
+        )
+
+
+def spans(book: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The merged spans of one book's tokens: runs of consecutive positions all key or all not."""
+    key, position = book["key"], book["position"]
+    breaks = np.flatnonzero((key[1:] != key[:-1]) | (np.diff(position) != 1)) + 1
+    return np.split(np.arange(len(key)), breaks)
 
 
 def _categories(book: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -114,15 +163,16 @@ def _resample(
 ) -> list[tuple[dict[str, float], dict[str, float]]]:
     rng = np.random.default_rng(SEED)
     draws = []
+    units_a = spans(a.books[books[0]]) if len(books) == 1 else []
+    units_b = spans(b.books[books[0]]) if len(books) == 1 else []
     for _ in range(RESAMPLES):
         if len(books) >= 2:
             picks = [books[i] for i in rng.integers(0, len(books), size=len(books))]
             draws.append((estimate([a.books[p] for p in picks]), estimate([b.books[p] for p in picks])))
         else:
             sides = []
-            for table in (a, b):
-                book = table.books[books[0]]
-                index = rng.integers(0, len(book["lcl"]), size=len(book["lcl"]))
+            for units, book in ((units_a, a.books[books[0]]), (units_b, b.books[books[0]])):
+                index = np.concatenate([units[i] for i in rng.integers(0, len(units), size=len(units))])
                 sides.append(estimate([{name: values[index] for name, values in book.items()}]))
             draws.append((sides[0], sides[1]))
     return draws
@@ -130,11 +180,7 @@ def _resample(
 
 def compare(a: TokenTable, b: TokenTable) -> dict[str, Any]:
     """A's and B's statistics, B − A, each with a 95% interval (module docstring)."""
-    if a.key_by != b.key_by:
-        raise ProbeSettingsError(
-            f"{a.path} chose key tokens by {a.key_by}, {b.path} by {b.key_by}: key tokens compare only when "
-            "chosen the same way; probe both with the same --evaluator"
-        )
+    refuse_unlike(a, b)
     books = sorted(set(a.books) & set(b.books))
     if not books:
         raise ProbeSettingsError(f"{a.path} and {b.path} probed no book in common")
@@ -169,7 +215,9 @@ def compare(a: TokenTable, b: TokenTable) -> dict[str, Any]:
         "key_tokens_by": a.key_by,
         "books": books,
         "books_in_one_only": only,
-        "resampled": "books (paired: the same books for both)" if len(books) >= 2 else "tokens (one book)",
+        "resampled": "books (paired: the same books for both)"
+        if len(books) >= 2
+        else "merged spans (one book: runs of key or of other tokens, each folder's own)",
         "rows": rows,
     }
 

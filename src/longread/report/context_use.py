@@ -2,9 +2,9 @@
 
 Each controlled run (``shuffle`` / ``replace`` / ``none`` beyond the last K tokens) is paired with the
 intact run instance by instance (:mod:`longread.report.paired`): per x value (prefix length, reading
-position, document length) the intact score, the controlled score, their paired difference with a 95%
-bootstrap interval (books resampled with all their instances where rows name them) and, for right/wrong
-metrics, McNemar's p — and one sentence a reader can quote, no larger than the claim rule of
+position, document length) the intact score, the controlled score, their paired difference with its 95%
+interval (by book where rows name five or more books), its p and the p adjusted by Holm over every row
+of the page — and one sentence a reader can quote, no larger than the claim rule of
 :mod:`longread.metrics.claims` allows. A controlled run that cannot be paired is listed with its reason.
 The plot draws the score against the tokens kept intact, one line per control, with the intact score and
 chance. Written as ``context_use.md``, ``context_use.json`` and ``context_use.png``.
@@ -23,7 +23,17 @@ from matplotlib.figure import Figure
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
 from longread.files import atomic_save_png, atomic_write_text, finite_or_none
-from longread.metrics.claims import ALPHA, CLAIM_RULE, MIN_PAIRED, claim, p_text
+from longread.metrics.claim_words import USES, sentence
+from longread.metrics.claims import CLAIM_RULE, MIN_PAIRED
+from longread.report.claimed import (
+    DIFFERENCE_ALIGN,
+    DIFFERENCE_HEADER,
+    adjusted_p,
+    difference_cells,
+    evidence,
+    family_words,
+    level_words,
+)
 from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, NotPairable, PairedDifference, paired_differences
 
@@ -49,12 +59,19 @@ class ContextUseRow:
     p: float | None
     sentence: str
     claim: str = "too few"
-    """effect, not established, null or too few (:mod:`longread.metrics.claims`)."""
+    """effect, not established, null, too few or too few books (:mod:`longread.metrics.claims`)."""
     bound: float | None = None
     """A null: the largest difference its interval allows."""
-    resampled: str = "instances"
-    """What the interval resampled: books (with all their instances) or instances."""
+    level: str = "instances"
+    """What the interval speaks for: books (five or more) or instances."""
     books: int | None = None
+    p_adjusted: float | None = None
+    """Holm-adjusted over the page's family (what the claim uses)."""
+    mcnemar_p: float | None = None
+    only_intact: int | None = None
+    only_controlled: int | None = None
+    method: str = ""
+    pooled: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,43 +89,10 @@ def _control_of(run: RunReport) -> tuple[str, int]:
     return str(settings.get("context_control", "intact")), int(settings.get("keep_last", 0))
 
 
-def _number(value: float) -> str:
-    return f"{value:+.2f}".replace("-", "−")
-
-
-USES = ("the model uses the distant context", "the model does better without it")
-
-
-def sentence(control: str, keep_last: int, metric: str, difference: float, low: float, high: float,
-             p: float | None, higher_is_better: bool, paired: int = MIN_PAIRED, *, what: str | None = None,
-             meanings: tuple[str, str] = USES) -> str:  # fmt: skip
-    """One quotable sentence on one paired difference (values as fractions for right/wrong metrics),
-    by the rule of :mod:`longread.metrics.claims`: an effect needs the interval to exclude 0 and, for a
-    right/wrong metric, McNemar's p < 0.05; a null says what size it rules out. ``what`` names the change
-    (default: the control); ``meanings``: what a worse and a better score mean."""
+def control_words(control: str, keep_last: int) -> str:
+    """``replacing everything before the last 256 tokens``."""
     part = "the whole context" if keep_last == 0 else f"everything before the last {keep_last:,} tokens"
-    what = what or f"{VERBS.get(control, control)} {part}"
-    interval = f"{_number(difference)} [{_number(low)}, {_number(high)}]"
-    said = claim(low, high, p, paired)
-    p_part = "" if p is None else f", {p_text(p)}"
-    if said.kind == "too few":
-        change = _number(difference)
-        return f"{what} changes {metric} by {change} on {paired} paired instance(s): too few to say"
-    if said.kind == "null":
-        assert said.bound is not None
-        return (
-            f"{what} changes {metric} by no more than ±{said.bound:.2f} (95%; difference {interval}"
-            f"{p_part}, {paired} paired)"
-        )
-    verb = "lowers" if difference < 0 else "raises"
-    if said.kind == "not established":
-        why = "the interval holds 0" if low <= 0 <= high else f"McNemar's {p_text(p)} is not below {ALPHA}"
-        return f"{what} {verb} {metric} by {interval}{p_part}: not established ({why})"
-    worse = (difference < 0) == higher_is_better
-    near, far = sorted((abs(low), abs(high)))
-    size = f"{abs(difference):.2f} [{near:.2f}, {far:.2f}]"
-    meaning = meanings[0] if worse else meanings[1]
-    return f"{what} {verb} {metric} by {size}{'' if p is None else f' ({p_text(p)})'}: {meaning}"
+    return f"{VERBS.get(control, control)} {part}"
 
 
 def context_use(
@@ -130,7 +114,7 @@ def context_use(
         raise LongreadError(
             f"{first.task} has no metric {', '.join(map(repr, unknown))}; its metrics: {', '.join(known)}"
         )
-    rows: list[ContextUseRow] = []
+    found: list[tuple[PairedDifference, str, int, bool]] = []
     unpaired: list[Unpaired] = []
     for later in runs[1:]:
         control, keep = _control_of(later)
@@ -145,35 +129,35 @@ def context_use(
             if not differences:
                 reason = "it shares no instance with the intact run (another data file or sample?)"
                 unpaired.append(Unpaired(str(later.path), name, reason))
-            rows += [_row(d, control, keep, known[name].higher_is_better) for d in differences]
+            found += [(d, control, keep, known[name].higher_is_better) for d in differences]
+    rows = _with_family(found)
     order = {name: index for index, name in enumerate(names)}
     rows.sort(key=lambda row: (order[row.metric], row.x == ALL_X, str(row.x), row.control, row.keep_last))
     return rows, runs, unpaired
 
 
-def _row(d: PairedDifference, control: str, keep: int, higher_is_better: bool) -> ContextUseRow:
-    words = sentence(
-        control, keep, d.metric, d.difference, d.ci_low, d.ci_high, d.mcnemar_p, higher_is_better, d.paired
-    )
-    said = claim(d.ci_low, d.ci_high, d.mcnemar_p, d.paired)
+def _with_family(found: list[tuple[PairedDifference, str, int, bool]]) -> list[ContextUseRow]:
+    """The rows, their p adjusted by Holm over all of them (the page's family)."""
+    adjusted = adjusted_p([d for d, _, _, _ in found])
+    return [
+        _row(d, control, keep, higher, p)
+        for (d, control, keep, higher), p in zip(found, adjusted, strict=True)
+    ]
+
+
+def _row(
+    d: PairedDifference, control: str, keep: int, higher_is_better: bool, p_adjusted: float | None
+) -> ContextUseRow:
+    said = evidence(d, p_adjusted)
+    words = sentence(control_words(control, keep), d.metric, said, higher_is_better, USES)
+    claimed = said.claim()
     return ContextUseRow(
-        x=d.x,
-        control=control,
-        keep_last=keep,
-        metric=d.metric,
-        paired=d.paired,
-        intact=d.value_first,
-        controlled=d.value_later,
-        difference=d.difference,
-        ci_low=d.ci_low,
-        ci_high=d.ci_high,
-        p=d.mcnemar_p,
-        sentence=words,
-        claim=said.kind,
-        bound=said.bound,
-        resampled=d.resampled,
-        books=d.books,
-    )
+        x=d.x, control=control, keep_last=keep, metric=d.metric, paired=d.paired, intact=d.value_first,
+        controlled=d.value_later, difference=d.difference, ci_low=d.ci_low, ci_high=d.ci_high, p=d.p,
+        sentence=words, claim=claimed.kind, bound=claimed.bound, level=d.level, books=d.books,
+        p_adjusted=p_adjusted, mcnemar_p=d.mcnemar_p, only_intact=d.only_first, only_controlled=d.only_later,
+        method=d.method, pooled=d.pooled,
+    )  # fmt: skip
 
 
 def write_context_use(
@@ -187,21 +171,22 @@ def write_context_use(
         f"# Does the model use what it read? — {runs[0].label} on {runs[0].task}",
         "",
         "Each control perturbs the document beyond its last K tokens and is paired with the intact run "
-        "instance by instance: difference = controlled − intact, with a 95% paired bootstrap interval "
-        f"that {_resampling(rows)}; p: McNemar, exact, two-sided, per instance (right/wrong metrics). "
+        "instance by instance: difference = controlled − intact, with a 95% interval that "
+        f"{level_words([r.level for r in rows], any(r.books for r in rows))}; p goes with the interval "
+        "(right/wrong metrics: the larger of McNemar's exact p and the clustered t test's), Holm p is "
+        f"adjusted over the page's {family_words([r.p_adjusted for r in rows])}. A row pooled over every "
+        "x pairs each instance once (its mean over its x values). "
         f"Rule: {CLAIM_RULE}.",
         "",
-        f"| metric | {runs[0].x_axis.label} | control | K kept | paired | intact | controlled "
-        "| difference [95% CI] | p |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| metric | {runs[0].x_axis.label} | control | K kept | "
+        + DIFFERENCE_HEADER.format(a="intact", b="controlled")
+        + " |",
+        "| --- | ---: | --- | ---: | " + DIFFERENCE_ALIGN + " |",
     ]
     for row in rows:
-        p = "" if row.p is None else ("< 0.001" if row.p < 0.001 else f"{row.p:.3f}")
-        lines.append(
-            f"| {row.metric} | {row.x} | {row.control} | {row.keep_last:,} | {row.paired} | "
-            f"{row.intact:.3f} | {row.controlled:.3f} | {_number(row.difference)} "
-            f"[{_number(row.ci_low)}, {_number(row.ci_high)}] | {p} |"
-        )
+        cells = difference_cells(row.paired, row.intact, row.controlled, row.difference, row.ci_low,
+                                 row.ci_high, row.p, row.p_adjusted)  # fmt: skip
+        lines.append(f"| {row.metric} | {row.x} | {row.control} | {row.keep_last:,} | {cells} |")
     lines += ["", *(f"- {_where(row, runs[0].x_axis.label)}: {row.sentence}." for row in rows), ""]
     if unpaired:
         lines += [f"Not paired ({len(unpaired)}):", ""]
@@ -224,21 +209,6 @@ def write_context_use(
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
     png = plot_context_use(rows, {runs[0].primary_metric: chance}, runs[0].x_axis.label, out / REPORT_PNG)
     return [md, js, png]
-
-
-def _resampling(rows: Sequence[ContextUseRow]) -> str:
-    """How the intervals were drawn, as the page says it."""
-    kinds = {row.resampled for row in rows}
-    if kinds == {"books"}:
-        return "resamples books, each with all its instances (instances of one book are not independent)"
-    if "books" in kinds:
-        return (
-            "resamples books with all their instances where a comparison spans two or more books, "
-            "else instances"
-        )
-    named = any(row.books for row in rows)
-    why = "the instances come from one book" if named else "the rows name no book"
-    return f"resamples instances ({why}: the interval speaks for these instances only)"
 
 
 def _where(row: ContextUseRow, x_label: str) -> str:

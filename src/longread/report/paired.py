@@ -8,17 +8,20 @@ of the same items (in-book and out-of-book negatives of one build) share no iden
 the *pair id* (ChapterBreak: the boundary; other tasks: the instance id) at the same x, and a run that
 holds two instances of one pair id at one x (within one ``--group-by`` group) is refused, naming both:
 pairing them would be a guess. Per x value and pair of groups (``in-book → out-of-book``) the report
-gives the metric of both runs on the paired instances, their difference (later − first) with a seeded
-95% interval — a **book-level cluster bootstrap** where rows name their book (books drawn with all their
-instances), else instances (:mod:`longread.metrics.paired`; a corpus-level metric — BLEU, macro F1 —
-computed again on each resample) — and, for yes/no metrics, McNemar's exact p-value per instance; and
-how many rows of each run found no partner (``unmatched``), so nothing is left out unsaid.
+gives the metric of both runs on the paired instances, their difference (later − first) with a 95%
+interval that speaks for books where rows name five or more books, else for the instances
+(:mod:`longread.metrics.paired`: the hull of a CR2 cluster interval and Tango's for right/wrong metrics,
+CR2 for continuous ones, the delete-one-book jackknife for corpus-level ones — BLEU, macro F1), the p
+that goes with it and, for yes/no metrics, McNemar's exact p per instance; and how many rows of each run
+found no partner (``unmatched``), so nothing is left out unsaid. A comparison pooled over every x
+(``pool_x``) pairs each **instance** once: its score is its mean over the x values it was asked at, so
+an instance asked at four prefix lengths is one pair, not four.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +32,11 @@ from longread.evaluation.rows import read_typed_rows
 from longread.evaluation.task import Metric
 from longread.files import finite_or_none
 from longread.metrics import group_sort_key
-from longread.metrics.paired import PAIRED_RESAMPLES, paired_corpus_scores, paired_scores
+from longread.metrics.paired import PairedScores, paired_corpus_scores, paired_scores
 from longread.report.grouped import field_value, selected_keys
 from longread.report.load import RunReport
 from longread.report.table import format_x
 
-PAIRED_SEED = 0
 ALL_X = "all"
 """The x value of a comparison pooled over every x."""
 
@@ -62,12 +64,18 @@ class PairedDifference:
     """Yes/no metrics: paired instances only the first run got right."""
     only_later: int | None
     mcnemar_p: float | None
-    resampled: str = "instances"
-    """What the interval resampled: ``books`` (a cluster bootstrap) or ``instances``."""
+    level: str = "instances"
+    """What the interval speaks for: ``books`` (five or more books) or ``instances``."""
     books: int | None = None
     """Distinct books among the paired instances (None: the rows name none)."""
     paired_on: str = "instance"
     """``instance`` (full identity) or ``pair id`` (runs over different variants of the same items)."""
+    p: float | None = None
+    """The p that goes with the interval (before a family's adjustment)."""
+    method: str = ""
+    too_few_books: bool = False
+    pooled: bool = False
+    """Pooled over every x: one pair per instance, its mean over its x values."""
 
     def as_dict(self) -> dict[str, Any]:
         return finite_or_none(asdict(self))
@@ -82,6 +90,8 @@ class _Scored:
     x: Any
     group: str
     cluster: str | None
+    instance: str
+    """The instance without its x (what a comparison pooled over x pairs once)."""
     """The book the instance comes from (None: the row names none)."""
     reading: str | None
     """How a read-along task read the book: ``sliding`` (one reading, a read-along cache) or ``cut-left``
@@ -142,16 +152,7 @@ def _compare(
     for (x, label), pairs in sorted(
         buckets.items(), key=lambda item: (group_sort_key(item[0][0]), item[0][1])
     ):
-        values_first, values_later = [a.value for a, _ in pairs], [b.value for _, b in pairs]
-        named = [a.cluster for a, _ in pairs]
-        clusters = None if any(name is None for name in named) else [str(name) for name in named]
-        if metric.level == "corpus":
-            assert metric.corpus_value is not None
-            scores = paired_corpus_scores(
-                values_first, values_later, metric.corpus_value, seed=PAIRED_SEED, clusters=clusters
-            )
-        else:
-            scores = paired_scores(values_first, values_later, seed=PAIRED_SEED, clusters=clusters)
+        scores = _scores(metric, pairs if x != ALL_X or metric.level == "corpus" else _per_instance(pairs))
         unmatched_first = sum(1 for r in rows_first if r.x == x and key_of(r) not in by_key)
         unmatched_later = sum(1 for r in rows_later if r.x == x and key_of(r) not in partners)
         out.append(
@@ -172,11 +173,42 @@ def _compare(
                 only_first=scores.only_a,
                 only_later=scores.only_b,
                 mcnemar_p=scores.mcnemar_p,
-                resampled=scores.resampled,
+                level=scores.level,
                 books=scores.clusters,
                 paired_on=paired_on,
+                p=scores.p,
+                method=scores.method,
+                too_few_books=scores.too_few_books,
+                pooled=x == ALL_X,
             )
         )
+    return out
+
+
+def _scores(metric: Metric, pairs: Sequence[tuple[_Scored, _Scored]]) -> PairedScores:
+    values_first, values_later = [a.value for a, _ in pairs], [b.value for _, b in pairs]
+    named = [a.cluster for a, _ in pairs]
+    clusters = None if any(name is None for name in named) else [str(name) for name in named]
+    if metric.level == "corpus":
+        assert metric.corpus_value is not None
+        return paired_corpus_scores(values_first, values_later, metric.corpus_value, clusters=clusters)
+    return paired_scores(values_first, values_later, clusters=clusters)
+
+
+def _per_instance(pairs: Sequence[tuple[_Scored, _Scored]]) -> list[tuple[_Scored, _Scored]]:
+    """One pair per instance: its values averaged over the x values it was paired at (a right/wrong
+    metric becomes the share of its x values it got right)."""
+    grouped: dict[str, list[tuple[_Scored, _Scored]]] = {}
+    for pair in pairs:
+        grouped.setdefault(pair[0].instance, []).append(pair)
+    out = []
+    for members in grouped.values():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        first = replace(members[0][0], value=sum(float(a.value) for a, _ in members) / len(members))
+        later = replace(members[0][1], value=sum(float(b.value) for _, b in members) / len(members))
+        out.append((first, later))
     return out
 
 
@@ -257,10 +289,11 @@ def paired_table(differences: Sequence[PairedDifference], scale: str = "linear")
         ]
         lines.append("| " + " | ".join(cells) + " |")
     note = (
-        f"Paired on the instances both runs evaluated (the same instance, or for runs over other variants of "
-        f"the same items the same pair id, at the same x); difference = later − first, 95% paired bootstrap "
-        f"({PAIRED_RESAMPLES} resamples, seed {PAIRED_SEED}) that resamples books with all their instances "
-        f"where rows name their book (else instances); McNemar: exact, two-sided, per instance."
+        "Paired on the instances both runs evaluated (the same instance, or for runs over other variants of "
+        "the same items the same pair id, at the same x); difference = later − first with its 95% interval: "
+        "by book where rows name five or more books (right/wrong: the hull of CR2 with t and Tango's score "
+        "interval; continuous: CR2; corpus metrics: the delete-one-book jackknife), else by instance; "
+        "McNemar: exact, two-sided, per instance (docs: statistics)."
     )
     return "\n".join(lines) + "\n\n" + note
 
@@ -286,9 +319,10 @@ def _scored_rows(
         book = getattr(row, "book_id", None)
         policy = getattr(row, "policy", None)
         reading = str(policy).split("(", 1)[0] if policy else None
+        instance = getattr(row, "id", None) or str(row.key).rsplit("@", 1)[0]
         scored.append(
             _Scored(str(row.key), (_pair_id(row), x), ALL_X if pool_x else x, group,
-                    None if book is None else str(book), reading, value)
+                    None if book is None else str(book), str(instance), reading, value)
         )  # fmt: skip
     return metric, scored
 

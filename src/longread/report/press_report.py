@@ -2,9 +2,9 @@
 
 One row per press × ratio × x value (prefix length, document length …; and pooled over every x when there
 are several): the full-cache and the pressed score on the instances both runs scored, their paired
-difference with a 95% bootstrap interval (books resampled with all their instances where rows name them)
-and McNemar's exact p for right/wrong metrics (:mod:`longread.report.paired`), the sentence the claim rule
-allows (:mod:`longread.metrics.claims`), the cache the press kept (tokens, mean over pressed layers, and
+difference with its 95% interval (by book where rows name five or more books), its p and the p adjusted
+by Holm over every row of the page (:mod:`longread.report.paired`), the sentence the claim rule allows
+(:mod:`longread.metrics.claims`), the cache the press kept (tokens, mean over pressed layers, and
 MB against the full cache's), and the setting's wall time and peak memory. The plot: per x value, the
 score against the ratio, one line per press, the full cache drawn across.
 """
@@ -24,8 +24,17 @@ from matplotlib.figure import Figure
 from longread.errors import LongreadError
 from longread.evaluation.registry import make_task
 from longread.files import atomic_save_png, atomic_write_text, finite_or_none
-from longread.metrics.claims import CLAIM_RULE, claim
-from longread.report.context_use import sentence
+from longread.metrics.claim_words import sentence
+from longread.metrics.claims import CLAIM_RULE
+from longread.report.claimed import (
+    DIFFERENCE_ALIGN,
+    DIFFERENCE_HEADER,
+    adjusted_p,
+    difference_cells,
+    evidence,
+    family_words,
+    level_words,
+)
 from longread.report.load import RunReport, load_runs
 from longread.report.paired import ALL_X, PairedDifference, paired_differences
 from longread.report.press_runs import PressRun
@@ -74,7 +83,7 @@ class PressRow:
     claim: str
     bound: float | None
     sentence: str
-    resampled: str
+    level: str
     books: int | None
     context_tokens: float | None
     """Mean context tokens read under the press (at this x)."""
@@ -85,6 +94,8 @@ class PressRow:
     """The same contexts' cache without a press (sliding layers hold their window either way)."""
     seconds: float | None
     peak_rss_mb: float | None
+    p_adjusted: float | None = None
+    """Holm-adjusted over the page's family (what the claim uses)."""
 
 
 def _cache_at(path: Path, field: str, geometry: CacheGeometry | None) -> dict[Any, dict[str, float]]:
@@ -118,7 +129,7 @@ def press_rows(runs: Sequence[PressRun], geometry: CacheGeometry | None) -> tupl
     reports = load_runs([run.path for run in runs])
     first = reports[0]
     metric = next(m for m in make_task(first.task).metrics() if m.name == first.primary_metric)
-    rows: list[PressRow] = []
+    found: list[tuple[PairedDifference, PressRun, Mapping[str, float]]] = []
     for run, report in zip(runs[1:], reports[1:], strict=True):
         assert run.press is not None
         differences = paired_differences([first, report], ())
@@ -127,22 +138,27 @@ def press_rows(runs: Sequence[PressRun], geometry: CacheGeometry | None) -> tupl
         if not differences:
             raise LongreadError(f"{run.path} shares no instance with the full-cache run {first.path}")
         cache = _cache_at(run.path, first.x_axis.field, geometry)
-        rows += [_row(d, run, cache.get(d.x, {}), metric.higher_is_better) for d in differences]
+        found += [(d, run, cache.get(d.x, {})) for d in differences]
+    adjusted = adjusted_p([d for d, _, _ in found])
+    rows = [
+        _row(d, run, cache, metric.higher_is_better, p)
+        for (d, run, cache), p in zip(found, adjusted, strict=True)
+    ]
     rows.sort(key=lambda r: (r.x == ALL_X, str(r.x), r.press, r.ratio))
     return rows, first
 
 
-def _row(d: PairedDifference, run: PressRun, cache: Mapping[str, float], higher: bool) -> PressRow:
+def _row(d: PairedDifference, run: PressRun, cache: Mapping[str, float], higher: bool,
+         p_adjusted: float | None) -> PressRow:  # fmt: skip
     assert run.press is not None
-    what = f"{run.press.name} at {run.press.ratio:g}"
-    said = claim(d.ci_low, d.ci_high, d.mcnemar_p, d.paired)
-    words = sentence("", 0, d.metric, d.difference, d.ci_low, d.ci_high, d.mcnemar_p, higher, d.paired,
-                     what=what, meanings=LOSES)  # fmt: skip
+    said = evidence(d, p_adjusted)
+    claimed = said.claim()
+    words = sentence(f"{run.press.name} at {run.press.ratio:g}", d.metric, said, higher, LOSES)
     return PressRow(
         x=d.x, press=run.press.name, ratio=run.press.ratio, metric=d.metric, paired=d.paired,
         full=d.value_first, pressed=d.value_later, difference=d.difference, ci_low=d.ci_low,
-        ci_high=d.ci_high, p=d.mcnemar_p, claim=said.kind, bound=said.bound, sentence=words,
-        resampled=d.resampled, books=d.books, context_tokens=cache.get("context_tokens"),
+        ci_high=d.ci_high, p=d.p, claim=claimed.kind, bound=claimed.bound, sentence=words,
+        level=d.level, books=d.books, context_tokens=cache.get("context_tokens"), p_adjusted=p_adjusted,
         kept_cache_tokens=cache.get("kept_cache_tokens"), kept_cache_mb=cache.get("kept_cache_mb"),
         full_cache_mb=cache.get("full_cache_mb"),
         seconds=run.cost.seconds if run.cost else None,
@@ -152,10 +168,6 @@ def _row(d: PairedDifference, run: PressRun, cache: Mapping[str, float], higher:
 
 def _fmt(value: float | None, digits: int = 1) -> str:
     return "" if value is None or not math.isfinite(value) else f"{value:,.{digits}f}"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.3f}".replace("-", "−")
 
 
 def write_presses(
@@ -169,20 +181,23 @@ def write_presses(
         f"# KV-cache presses against the full cache — {label} on {first.task}",
         "",
         "Each press × ratio is paired with the full-cache run instance by instance: difference = pressed − "
-        "full, 95% paired bootstrap interval (books resampled with their instances where rows name "
-        f"them), p: McNemar, exact, per instance. Rule: {CLAIM_RULE}. The press compresses the context "
+        f"full, with a 95% interval that {level_words([r.level for r in rows], any(r.books for r in rows))}; "
+        "p goes with the interval (right/wrong metrics: the larger of McNemar's exact p and the clustered t "
+        f"test's), Holm p is adjusted over the page's {family_words([r.p_adjusted for r in rows])}. "
+        f"Rule: {CLAIM_RULE}. The press compresses the context "
         "only (never the question or the candidates); kept = cache entries per pressed layer (mean).",
         "",
         *(section.lines if section else ()),
-        f"| {field} | press | ratio | paired | full | pressed | difference [95% CI] | p | kept tokens "
-        "| of context | cache MB kept / full | seconds | peak RSS MB |",
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {field} | press | ratio | "
+        + DIFFERENCE_HEADER.format(a="full", b="pressed")
+        + " | kept tokens | of context | cache MB kept / full | seconds | peak RSS MB |",
+        "| ---: | --- | ---: | " + DIFFERENCE_ALIGN + " | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        p = "" if r.p is None else ("< 0.001" if r.p < 0.001 else f"{r.p:.3f}")
+        cells = difference_cells(r.paired, r.full, r.pressed, r.difference, r.ci_low, r.ci_high, r.p,
+                                 r.p_adjusted)  # fmt: skip
         lines.append(
-            f"| {r.x} | {r.press} | {r.ratio:g} | {r.paired} | {r.full:.3f} | {r.pressed:.3f} | "
-            f"{_signed(r.difference)} [{_signed(r.ci_low)}, {_signed(r.ci_high)}] | {p} | "
+            f"| {r.x} | {r.press} | {r.ratio:g} | {cells} | "
             f"{_fmt(r.kept_cache_tokens)} | {_fmt(r.context_tokens)} | "
             f"{_fmt(r.kept_cache_mb, 2)} / {_fmt(r.full_cache_mb, 2)} | {_fmt(r.seconds)} | "
             f"{_fmt(r.peak_rss_mb)} |"

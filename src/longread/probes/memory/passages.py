@@ -111,6 +111,9 @@ class ClozeSet:
     passages: list[ClozePassage]
     without: int
     names: list[tuple[str, int]]
+    name_parts: frozenset[str] = frozenset()
+    """Every word of every person's name NER found (titles and possessives off, lower case): an answer
+    naming any of them names a person of the book."""
 
 
 def booknlp_tokens(text: str) -> int:
@@ -249,18 +252,34 @@ def cloze_passages(
     rng = _rng(seed, book.id, "cloze")
     found: list[ClozePassage] = []
     people: set[str] = set()
+    parts: set[str] = set()
     strata = _strata(len(units), count)
     for index, stratum in enumerate(strata):
         for start, passage in _candidates(units, stratum, rng, min_tokens, max_tokens, booknlp_tokens):
             ents = entities(passage)
             people.update(person_names(ents))
+            parts.update(name_words(ents))
             name = single_name(passage, ents, ordinary)
             if name is not None:
                 masked = re.sub(rf"(?<![\w'’]){re.escape(name)}(?![\w])", MASK, passage, count=1)
                 found.append(ClozePassage(Passage(book.id, index, start, passage), name, masked))
                 break
     people.update(item.name for item in found)
-    return ClozeSet(found, len(strata) - len(found), character_names(text, people))
+    parts.update(name.lower() for name in people)
+    return ClozeSet(found, len(strata) - len(found), character_names(text, people), frozenset(parts))
+
+
+def name_words(ents: Sequence[tuple[str, str]]) -> set[str]:
+    """The words of every person's name among ``ents``, lower case (titles and a possessive off)."""
+    out: set[str] = set()
+    for text, label in ents:
+        if label != "PERSON":
+            continue
+        parts = re.sub(r"['’]s$", "", text.strip()).split()
+        if parts and parts[0].rstrip(".") in TITLES:
+            parts = parts[1:]
+        out.update(p.lower().strip(".,;:!?") for p in parts if re.fullmatch(r"[A-Z][\w'’-]*\.?", p))
+    return out - GENERIC_NAMES
 
 
 def person_names(ents: Sequence[tuple[str, str]]) -> set[str]:

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -92,16 +91,19 @@ def cloze_answer(output: str) -> str:
 
 
 def answer_kind(answer: str, truth: str, names: frozenset[str]) -> str:
-    """``right``; ``copied example`` (a worked example's name); ``not a name`` (not one word that the book
-    writes as a person's name, ``names`` in lower case); or ``wrong`` (another name of the book)."""
+    """``right`` (the exact name, case ignored, as the authors score it); ``copied example`` (a worked
+    example's name); ``wrong`` (it names a person of the book: any of its words is a name NER found in the
+    book or a part of one, ``names`` in lower case — "Elizabeth Bennet", "Lizzy", "Elizabeth." for
+    "Elizabeth" are wrong answers, not a failure to do the task); else ``not a name``."""
     said = answer.lower()
     if said == truth.lower():
         return "right"
     if said in EXAMPLE_NAMES:
         return "copied example"
-    if said not in names:
-        return "not a name"
-    return "wrong"
+    words = {re.sub(r"['’]s$", "", w) for w in re.findall(r"[\w'’-]+", said)}
+    if words & (names | {truth.lower()}):
+        return "wrong"
+    return "not a name"
 
 
 def cloze(backend: Any, items: Sequence[ClozePassage], names: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -267,6 +269,12 @@ def _greedy_batches(model: Any, prompts: list[list[int]], steps: int) -> list[li
         return [[int(t) for t in row] for row in torch.stack(generated, dim=1)]
 
 
+def min_k_count(tokens: int, percent: float) -> int:
+    """How many of ``tokens`` log-probs min-k% averages, as Shi et al.'s code takes them
+    (``k_length = int(len(all_prob)*ratio)``, ``ratio = percent / 100``: the floor), at least one."""
+    return max(1, int(tokens * (percent / 100)))
+
+
 def min_k(backend: Any, items: Sequence[Passage], percent: float, batch: int = 8) -> list[dict[str, Any]]:
     """One line per passage: the mean log-prob of its ``percent``% least likely tokens (nats)."""
     access = token_access(backend, "min-k")
@@ -279,7 +287,7 @@ def min_k(backend: Any, items: Sequence[Passage], percent: float, batch: int = 8
         reads = [([start] if start is not None else []) + access.encoder.encode_plain(i.text) for i in chosen]
         for item, logprobs in zip(chosen, access.logprobs(reads), strict=True):
             values = sorted(float(v) for v in logprobs)
-            k = max(1, math.ceil(len(values) * percent / 100))
+            k = min_k_count(len(values), percent)
             lines.append(
                 {
                     "book": item.book,

@@ -49,6 +49,7 @@ from longread.probes.memory.probes import (
 from longread.probes.memory.rule import (
     CANNOT_TELL,
     DEFAULT_RULE,
+    adjust_prior_tests,
     clauses_as_dicts,
     judge,
     parse_rule,
@@ -143,7 +144,19 @@ def probe_memory(
         summary.seconds = time.perf_counter() - started
         items += lines
         summaries.append(summary)
+    judge_books(summaries, settings.rule)
     return items, summaries
+
+
+def judge_books(summaries: Sequence[BookMemory], rule: str) -> None:
+    """Every book's verdict, the ranked cloze's prior comparisons adjusted together over the books."""
+    ranked = [summary.scores.get("cloze-rank", {}) for summary in summaries]
+    for score, adjusted in zip(ranked, adjust_prior_tests(ranked), strict=True):
+        if score:
+            score["most_frequent_p_adjusted"] = adjusted
+    for summary in summaries:
+        summary.remembered, clauses = judge(summary.scores, rule)
+        summary.clauses = clauses_as_dicts(clauses)
 
 
 class _ClozeOnce:
@@ -190,7 +203,7 @@ def _run_probe(
     book = excerpts.book
     if probe == "cloze":
         found = clozes.get()
-        return cloze(backend, found.passages, [name for name, _ in found.names])
+        return cloze(backend, found.passages, [*(name for name, _ in found.names), *found.name_parts])
     if probe == "cloze-rank":
         found = clozes.get()
         names = [name for name, _ in found.names]
@@ -263,7 +276,7 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
     if "cloze" in by_probe:
         summary.scores["cloze"] = _cloze_score(by_probe["cloze"], summary)
     if "cloze-rank" in by_probe:
-        summary.scores["cloze-rank"] = _ranked_score(by_probe["cloze-rank"], settings.seed)
+        summary.scores["cloze-rank"] = _ranked_score(by_probe["cloze-rank"])
     if "extraction" in by_probe:
         summary.scores["extraction_exact"] = _share([line["exact"] for line in by_probe["extraction"]])
         summary.scores["extraction_common_prefix"] = _mean(
@@ -271,19 +284,17 @@ def _score(summary: BookMemory, lines: Sequence[dict[str, Any]], settings: Memor
         )
     if "min_k" in by_probe:
         summary.scores["min_k"] = _mean([line["score"] for line in by_probe["min_k"]], settings.seed)
-    summary.remembered, clauses = judge(summary.scores, settings.rule)
-    summary.clauses = clauses_as_dicts(clauses)
 
 
-def _ranked_score(ranked: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
+def _ranked_score(ranked: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The ranked cloze's share right, its chance, and what always naming the book's most frequent
     candidate scores on the same passages, paired with the model passage by passage
-    (:func:`longread.metrics.paired.paired_scores`): the model's share less the prior's with its bootstrap
-    interval, the passages only one of them got right, and McNemar's exact p."""
+    (:func:`longread.metrics.paired.paired_scores`): the model's share less the prior's with its interval
+    (Tango's), the passages only one of them got right, and McNemar's exact p."""
     right = [bool(line["correct"]) for line in ranked]
     prior = [bool(line["most_frequent_right"]) for line in ranked]
     frequent = _share(prior)
-    paired = paired_scores(prior, right, seed=seed)
+    paired = paired_scores(prior, right)
     return {
         **_share(right),
         "chance": float(np.mean([line["chance"] for line in ranked])),
