@@ -76,7 +76,7 @@ def test_bad_settings_are_refused_naming_the_instance_or_value() -> None:
     check_plan(plan, [256])
     with pytest.raises(CalibrationError, match="distance 200 is at or beyond the prefix length 256"):
         check_plan(CalibrationPlan((200,), ("none",), (32, 300), 16), [256, 512])
-    with pytest.raises(CalibrationError, match="--keep-last 120,150 brackets no distance of 128"):
+    with pytest.raises(CalibrationError, match="--keep-last 120,150 does not bracket distance 128 of 128"):
         check_plan(CalibrationPlan((128,), ("none",), (120, 150), 16), [256])
     with pytest.raises(CalibrationError, match="--controls takes shuffle, replace and none; got intact"):
         check_plan(CalibrationPlan((128,), ("intact",), (32, 224), 16), [256])

@@ -61,8 +61,13 @@ def test_answers_are_read_as_the_authors_read_them() -> None:
     assert answer_kind("Darcy", "Elizabeth", names) == "wrong"  # another name of the book
     assert answer_kind("Gerty", "Elizabeth", names) == "copied example"
     assert answer_kind("Ponyboy", "Ponyboy", names) == "right"  # a book whose name it is
-    assert answer_kind("Elizabeth.", "Elizabeth", names) == "not a name"  # exact match, as the authors'
+    # exact match, as the authors score: a near miss that names the book's own person is a wrong answer
+    assert answer_kind("Elizabeth.", "Elizabeth", names) == "wrong"
+    assert answer_kind("Elizabeth Bennet", "Elizabeth", names | {"bennet"}) == "wrong"
+    assert answer_kind("Lizzy", "Elizabeth", names | {"lizzy"}) == "wrong"
+    assert answer_kind("Darcy's", "Elizabeth", names) == "wrong"
     assert answer_kind("The door opened", "Elizabeth", names) == "not a name"
+    assert answer_kind("Mr. Collins", "Elizabeth", names) == "not a name"  # no name of this book
 
 
 def test_a_model_that_knows_the_names_is_scored_right(pride: ClozeSet) -> None:

@@ -27,6 +27,7 @@ from longread.cli.options import (
     fail,
     parse_task_options,
 )
+from longread.cli.planning import TargetEffectOption, announce_plan
 from longread.errors import LongreadError
 
 ablate_app = typer.Typer()
@@ -75,6 +76,7 @@ def ablate_command(
     threads: ThreadsOption = None,
     max_length: MaxLengthOption = None,
     quiet: QuietOption = False,
+    target_effect: TargetEffectOption = None,
 ) -> None:
     """Does the model use what it read? The intact run and each context control × K on the same samples,
     paired instance by instance: differences with 95% intervals, p-values, one sentence each, a plot."""
@@ -107,6 +109,7 @@ def ablate_command(
         raise typer.BadParameter("the intact run is always made: name only shuffle, replace or none")
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
                              show_progress=not quiet)  # fmt: skip
+    announce_plan(out / "context_use.json", target_effect, sample)
     announce = RunAnnouncer(out)
 
     try:

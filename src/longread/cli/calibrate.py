@@ -29,6 +29,7 @@ from longread.cli.options import (
     fail,
     parse_task_options,
 )
+from longread.cli.planning import TargetEffectOption, announce_plan
 from longread.errors import LongreadError
 
 calibrate_app = typer.Typer()
@@ -82,6 +83,7 @@ def calibrate_command(
     threads: ThreadsOption = None,
     max_length: MaxLengthOption = None,
     quiet: QuietOption = False,
+    target_effect: TargetEffectOption = None,
 ) -> None:
     """Plant a copy of the answer in the distant context and check that the context controls find it:
     verdicts per distance × control × K, and the copy horizon."""
@@ -109,6 +111,7 @@ def calibrate_command(
         make_task(task, settings)
     except LongreadError as exc:
         raise fail(exc) from None
+    announce_plan(out / "calibration.json", target_effect, sample)
     announce = RunAnnouncer(out)
 
     options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)

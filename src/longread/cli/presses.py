@@ -30,6 +30,7 @@ from longread.cli.options import (
     parse_lengths,
     parse_task_options,
 )
+from longread.cli.planning import TargetEffectOption, announce_plan
 from longread.errors import LongreadError
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def presses_command(
     threads: ThreadsOption = None,
     max_length: MaxLengthOption = None,
     quiet: QuietOption = False,
+    target_effect: TargetEffectOption = None,
 ) -> None:
     """Does a compressed KV cache keep what the model read? Each kvpress press × ratio paired with the full
     cache on the same samples: differences with 95% intervals and McNemar's p, cache kept, time, memory;
@@ -160,6 +162,7 @@ def presses_command(
         raise fail(exc) from None
     run_options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, resume=True,
                              show_progress=not quiet)  # fmt: skip
+    announce_plan(out / "presses.json", target_effect, sample)
     announce = RunAnnouncer(out)
 
     try:

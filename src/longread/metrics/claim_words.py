@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from longread.metrics.claims import ALPHA, Claim, claim
+from longread.metrics.claims import ALPHA, Claim, claim, plan_for
+from longread.metrics.paired import MIN_BOOKS
+
+PLANNED_BOUND = 0.05
+"""The null bound every null's sentence plans for (what more data would buy)."""
 
 USES = ("the model uses the distant context", "the model does better without it")
 
@@ -83,7 +87,7 @@ def sentence(what: str, metric: str, evidence: Evidence, higher_is_better: bool,
         assert said.bound is not None
         return (
             f"{what} changes {metric} by no more than ±{said.bound:.2f} (95%; difference {span}{p_part}, "
-            f"{e.paired} paired{changed})"
+            f"{e.paired} paired{changed}){_more(e, said.bound)}"
         )
     verb = "lowers" if e.difference < 0 else "raises"
     if said.kind == "not established":
@@ -94,6 +98,18 @@ def sentence(what: str, metric: str, evidence: Evidence, higher_is_better: bool,
     size = f"{abs(e.difference):.2f} [{near:.2f}, {far:.2f}]"
     meaning = meanings[0] if worse else meanings[1]
     return f"{what} {verb} {metric} by {size}{'' if e.p is None else f' ({p_text(e.p)})'}: {meaning}"
+
+
+def _more(e: Evidence, bound: float) -> str:
+    """``; ruling out ±0.05 would take about 640 paired instances (160 books)`` where the bound is wider."""
+    if bound <= PLANNED_BOUND:
+        return ""
+    by_book = e.books is not None and e.books >= MIN_BOOKS
+    plan = plan_for(PLANNED_BOUND, e.paired, e.low, e.high, e.books, by_book)
+    if plan.instances is None:
+        return ""
+    books = f" ({plan.books:,} books)" if plan.books is not None else ""
+    return f"; ruling out ±{PLANNED_BOUND:g} would take about {plan.instances:,} paired instances{books}"
 
 
 def _changed(e: Evidence) -> str:
