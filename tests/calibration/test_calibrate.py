@@ -79,7 +79,14 @@ def test_bad_settings_are_refused_before_the_model_loads(tmp_path: Path) -> None
             "--keep-last",
             "32,300",
         ): "at or beyond the prefix length",
-        ("--prefix-lengths", "512", "--distances", "128", "--keep-last", "100,120"): "does not bracket distance 128",
+        (
+            "--prefix-lengths",
+            "512",
+            "--distances",
+            "128",
+            "--keep-last",
+            "100,120",
+        ): "does not bracket distance 128",
     }
     for extra, message in cases.items():
         done = CliRunner().invoke(app, [*base, *extra])

@@ -58,7 +58,10 @@ def test_a_null_states_the_size_it_rules_out_and_the_answers_that_changed() -> N
     kind, words = _say(100, lost=3, gained=3)
     assert kind == "null"
     assert "changes accuracy by no more than ±0.06 (95%; difference +0.00 [−0.06, +0.06]" in words
-    assert "100 paired; 6 of 100 answers changed (3 lost, 3 gained)); ruling out ±0.05 would take about 141" in words
+    assert (
+        "100 paired; 6 of 100 answers changed (3 lost, 3 gained)); ruling out ±0.05 would take about 141"
+        in words
+    )
 
 
 def test_a_raise_says_the_model_does_better_without_it() -> None:

@@ -56,7 +56,9 @@ def test_cr2_with_equal_books_is_the_t_interval_of_the_book_means() -> None:
     # one item a book: the one-sample t interval
     single = cluster_mean_interval(values, None)
     half = stats.t.ppf(0.975, 29) * values.std(ddof=1) / math.sqrt(30)
-    assert (single.low, single.high, single.df) == pytest.approx((values.mean() - half, values.mean() + half, 29))
+    assert (single.low, single.high, single.df) == pytest.approx(
+        (values.mean() - half, values.mean() + half, 29)
+    )
 
 
 def test_bell_mccaffrey_df_falls_where_one_book_holds_most_items() -> None:

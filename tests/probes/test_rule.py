@@ -70,7 +70,9 @@ def test_the_ranked_cloze_holds_only_when_it_beats_the_name_prior() -> None:
     adjusted = {**beaten, "most_frequent_p_adjusted": 0.2}
     assert judge({"cloze-rank": _share(25, 30, **adjusted)}, "cloze-rank>=0.3")[0] == CANNOT_TELL
     assert adjust_prior_tests([{"most_frequent_p": 0.01}, {}, {"most_frequent_p": 0.04}]) == [
-        pytest.approx(0.02), None, pytest.approx(0.04)
+        pytest.approx(0.02),
+        None,
+        pytest.approx(0.04),
     ]
 
 

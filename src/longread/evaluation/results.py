@@ -8,8 +8,8 @@
      "counts": {"instances", "samples"}, "notes": {...}}
 
 ``longread report`` reads only this, so a new task gets its table and memory
-curve without report code. Computed from rows sorted by key with seeded
-bootstraps, so the file is byte-identical after a kill and resume.
+curve without report code. Computed from rows sorted by key with closed-form
+intervals (docs/statistics.md), so the file is byte-identical after a kill and resume.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from longread.evaluation.task import Metric, SampleRow, Task, XValue
-from longread.metrics import bootstrap_interval, group_sort_key, wilson_interval
+from longread.metrics import group_sort_key, wilson_interval
+from longread.metrics.cluster_t import cluster_mean_interval, cluster_share_interval, jackknife_interval
+from longread.metrics.paired import MIN_BOOKS, book_level
 
 RESULTS_LAYOUT_VERSION = 2
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
 
 
 def x_value(row: SampleRow, field: str) -> XValue:
@@ -37,29 +37,49 @@ def x_value(row: SampleRow, field: str) -> XValue:
     return value
 
 
-def metric_value(metric: Metric, rows: Sequence[SampleRow]) -> dict[str, float | int | None]:
-    """The metric over ``rows`` with its 95% interval (Wilson for yes/no values, bootstrap otherwise)."""
+def metric_value(metric: Metric, rows: Sequence[SampleRow]) -> dict[str, float | int | str | None]:
+    """The metric over ``rows`` with its 95% interval: where the rows name five or more books, one that
+    speaks for books (a share: the hull of Wilson's and the logit-scale CR2 interval; a mean: CR2; a
+    corpus metric: the delete-one-book jackknife), else for the instances (Wilson; the t interval; the
+    jackknife by instance groups). Measured: docs/statistics.md."""
+    books = _books(rows)
+    by_book = book_level(len(set(books)) if books is not None else None)
+    level = "books" if by_book else "instances"
     if metric.level == "sample":
         assert metric.sample_value is not None
         values = [metric.sample_value(row) for row in rows]
-        present = [value for value in values if value is not None]
+        kept = [
+            (value, book)
+            for value, book in zip(values, books or [""] * len(rows), strict=True)
+            if value is not None
+        ]
+        present = [value for value, _ in kept]
         if not present:
             return {"value": None, "ci_low": None, "ci_high": None, "n": 0}
+        clusters = [book for _, book in kept] if by_book else None
         if all(isinstance(value, bool) for value in present):
             successes = sum(1 for value in present if value)
             low, high = wilson_interval(successes, len(present))
+            if clusters is not None and len(set(clusters)) >= MIN_BOOKS:
+                cluster_low, cluster_high = cluster_share_interval([bool(v) for v in present], clusters)
+                low, high = min(low, cluster_low), max(high, cluster_high)
             return {
                 "value": successes / len(present),
                 "ci_low": low,
                 "ci_high": high,
                 "n": len(present),
                 "successes": successes,
+                "level": level,
             }
         floats = np.asarray([float(value) for value in present], dtype=np.float64)
-        low, high = bootstrap_interval(
-            floats, lambda data: float(np.mean(data)), BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-        )
-        return {"value": float(np.mean(floats)), "ci_low": low, "ci_high": high, "n": len(present)}
+        interval = cluster_mean_interval(floats, clusters)
+        return {
+            "value": float(np.mean(floats)),
+            "ci_low": _finite(interval.low),
+            "ci_high": _finite(interval.high),
+            "n": len(present),
+            "level": level,
+        }
     assert metric.corpus_value is not None
     corpus_value = metric.corpus_value
     value = corpus_value(rows)
@@ -67,14 +87,23 @@ def metric_value(metric: Metric, rows: Sequence[SampleRow]) -> dict[str, float |
         return {"value": value, "ci_low": None, "ci_high": None, "n": len(rows)}
     row_list = list(rows)
 
-    def on_resample(indices: np.ndarray) -> float:
-        resampled = corpus_value([row_list[int(i)] for i in indices])
-        return math.nan if resampled is None else resampled
+    def on_subset(indices: np.ndarray) -> float:
+        subset = corpus_value([row_list[int(i)] for i in indices])
+        return math.nan if subset is None else subset
 
-    low, high = bootstrap_interval(
-        np.arange(len(row_list), dtype=np.float64), on_resample, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-    )
-    return {"value": value, "ci_low": low, "ci_high": high, "n": len(rows)}
+    jackknifed = jackknife_interval(on_subset, len(row_list), books if by_book else None)
+    return {"value": value, "ci_low": _finite(jackknifed.low), "ci_high": _finite(jackknifed.high),
+            "n": len(rows), "level": level}  # fmt: skip
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _books(rows: Sequence[SampleRow]) -> list[str] | None:
+    """Each row's book, or None when any row names none."""
+    books = [getattr(row, "book_id", None) for row in rows]
+    return None if any(book is None for book in books) else [str(book) for book in books]
 
 
 def summarise_rows(task: Task[Any, Any], rows: Sequence[SampleRow], model: str) -> dict[str, Any]:
@@ -123,8 +152,10 @@ def summarise_rows(task: Task[Any, Any], rows: Sequence[SampleRow], model: str) 
 
 
 def _interval_kind(metric: Metric) -> str:
+    by_book = "by book where the rows name five or more books, else by instance"
     if metric.level == "corpus":
-        return (
-            f"95% percentile bootstrap over samples ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})"
-        )
-    return "95% Wilson (yes/no values) or percentile bootstrap of the mean (numbers)"
+        return f"95% delete-one-book jackknife with t, {by_book}"
+    return (
+        f"95%, {by_book}: yes/no values the hull of Wilson's and the logit-scale CR2 interval (Wilson's "
+        "alone by instance), numbers CR2 with t"
+    )

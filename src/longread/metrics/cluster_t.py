@@ -125,6 +125,13 @@ def logit_share_intervals(
     return 1 / (1 + np.exp(-(centre - spread))), 1 / (1 + np.exp(-(centre + spread)))
 
 
+def cluster_share_interval(flags: Sequence[bool], clusters: Sequence[str]) -> tuple[float, float]:
+    """One share's logit-scale CR2 interval over clusters (see :func:`logit_share_intervals`)."""
+    codes, groups = cluster_codes(clusters)
+    low, high = logit_share_intervals(np.asarray(flags, dtype=np.float64)[None, :], codes, groups)
+    return float(low[0]), float(high[0])
+
+
 JACKKNIFE_GROUPS = 100
 """Without clusters, items are jackknifed in at most this many consecutive groups (a statistic such as
 BLEU costs one corpus pass per group)."""
