@@ -4,9 +4,10 @@
 D tokens before its prefix's end (as ``longread calibrate`` does: ``unplanted.jsonl``, ``planted.jsonl``)
 and runs the full cache and every press × ratio on both (``out/`` and ``out/planted/``). Per setting,
 prefix length and D: the planted gain — planted − unplanted accuracy under that same setting, paired by
-instance, books resampled, McNemar (:func:`longread.calibration.verdicts.intact_row`) — and the copy
-horizon (:func:`~longread.calibration.verdicts.copy_horizon`: the largest D whose gain is established with
-p < 0.01). The full cache comes first: it is the planted positive that shows the instrument sees a copy
+instance, its interval by book with five or more books (:func:`longread.calibration.verdicts.intact_row`),
+every test of the page Holm-adjusted together — and the copy horizon
+(:func:`~longread.calibration.verdicts.copy_horizon`: the largest D such that the gain is established with
+an adjusted p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted positive that shows the instrument sees a copy
 being used at all. Where it shows none, the page says that the presses' nulls cannot be read as "keeps
 what the model read".
 """
