@@ -135,8 +135,7 @@ def continuous_cells(
         rng = np.random.default_rng(_seed(key))
         values = sim.continuous_replicates(rng, cell, replicates, -size, hetero, skewed)
         cr2 = sim.cr2(values, cell)
-        by_instance = sim.cr2(values, sim.design(cell.n, 1)) if cell.n > 1 else cr2
-        now = cr2 if books >= MIN_BOOKS else by_instance
+        now = cr2 if books >= MIN_BOOKS or cell.n < 2 else sim.cr2(values, sim.design(cell.n, 1))
         kind = "paired continuous" + (" — stress" if skewed else "")
         yield {"cell": key, "kind": kind, "books": books, "per_book": per_book, "n": cell.n,
                "base": "skewed" if skewed else "normal", "difference": -size, "heterogeneous": hetero,
@@ -197,8 +196,9 @@ def ratio_cells(replicates: int, quick: bool) -> Iterator[dict[str, Any]]:
         lengths, hits_a, hits_b = sim.ratio_replicates(rng, cell, replicates, base, delta, hetero)
         jack = sim.ratio_jackknife(lengths, hits_a, hits_b, cell)
         single = sim.design(cell.n, 1)
-        by_instance = sim.ratio_jackknife(lengths, hits_a, hits_b, single) if cell.n > 1 else jack
-        now = jack if books >= MIN_BOOKS else by_instance
+        now = (
+            jack if books >= MIN_BOOKS or cell.n < 2 else sim.ratio_jackknife(lengths, hits_a, hits_b, single)
+        )
         before = sim.ratio_percentile_bootstrap(lengths, hits_a, hits_b, cell)
         yield {"cell": key, "kind": "corpus metric", "books": books, "per_book": per_book, "n": cell.n,
                "base": base,

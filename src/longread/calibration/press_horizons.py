@@ -7,8 +7,8 @@ prefix length and D: the planted gain — planted − unplanted accuracy under t
 instance, its interval by book with five or more books (:func:`longread.calibration.verdicts.intact_row`),
 every test of the page Holm-adjusted together — and the copy horizon
 (:func:`~longread.calibration.verdicts.copy_horizon`: the largest D such that the gain is established with
-an adjusted p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted positive that shows the instrument sees a copy
-being used at all. Where it shows none, the page says that the presses' nulls cannot be read as "keeps
+an adjusted p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted
+positive that shows the instrument sees a copy being used at all. Where it shows none, the page says that the presses' nulls cannot be read as "keeps
 what the model read".
 """
 

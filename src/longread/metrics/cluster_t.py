@@ -54,6 +54,8 @@ def bell_mccaffrey_df(sizes: Sequence[int] | IntArray) -> float:
     n = float(n_g.sum())
     if n_g.size < 2:
         return math.nan
+    if np.all(n_g == n_g[0]):
+        return float(n_g.size - 1)  # equal clusters: M is proportional to I − J/G
     a = (1.0 - n_g / n) ** -0.5
     matrix = np.outer(a, a) * (np.diag(n_g) - np.outer(n_g, n_g) / n) / n**2
     trace = float(np.trace(matrix))
@@ -65,6 +67,9 @@ def cr2_variances(values: FloatArray, codes: IntArray, groups: int) -> tuple[Flo
     the mean and its CR2 variance."""
     n = values.shape[1]
     means = values.mean(axis=1)
+    if groups == n and np.array_equal(codes, np.arange(n)):  # one item a cluster: no sums to form
+        residuals = values - means[:, None]
+        return means, np.sum(residuals**2, axis=1) / (1.0 - 1.0 / n) / n**2
     onehot = np.zeros((n, groups), dtype=np.float64)
     onehot[np.arange(n), codes] = 1.0
     sums = (values - means[:, None]) @ onehot
