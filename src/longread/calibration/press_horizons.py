@@ -8,8 +8,8 @@ instance, its interval by book with five or more books (:func:`longread.calibrat
 every test of the page Holm-adjusted together — and the copy horizon
 (:func:`~longread.calibration.verdicts.copy_horizon`: the largest D such that the gain is established with
 an adjusted p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted
-positive that shows the instrument sees a copy being used at all. Where it shows none, the page says that the presses' nulls cannot be read as "keeps
-what the model read".
+positive that shows the instrument sees a copy being used at all. Where it shows none, the page says that
+the presses' nulls cannot be read as "keeps what the model read".
 """
 
 from __future__ import annotations
