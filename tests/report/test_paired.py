@@ -95,3 +95,21 @@ def test_a_corpus_level_metric_is_computed_again_on_each_leave_out() -> None:
     assert scores.ci_low <= scores.difference <= scores.ci_high and scores.mcnemar_p is None
     same = paired_corpus_scores(pairs_a, pairs_a, ratio)  # type: ignore[arg-type]
     assert (same.difference, same.ci_low, same.ci_high) == (0.0, 0.0, 0.0)
+
+
+def test_a_comparison_pooled_over_x_pairs_each_instance_once() -> None:
+    """An instance asked at four prefix lengths is one pair of the pooled row: its mean over them (the
+    share it got right), not four pairs counted as independent."""
+    from longread.report.paired import _per_instance, _Scored
+
+    def scored(instance: str, x: int, value: bool) -> _Scored:
+        return _Scored(f"{instance}@{x}", (instance, x), "all", "all", "book", instance, None, value)
+
+    pairs = [
+        (scored(i, x, True), scored(i, x, x < 1024 or i == "b"))
+        for i in ("a", "b")
+        for x in (256, 512, 1024, 2048)
+    ]
+    pooled = _per_instance(pairs)
+    assert len(pooled) == 2
+    assert [(first.value, later.value) for first, later in pooled] == [(1.0, 0.5), (1.0, 1.0)]
