@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a few cells (3, 5, 10 books)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data")
     parser.add_argument("--kinds", default=",".join(MAKERS))
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the rows of other kinds from the CSV already in --out")  # fmt: skip
     args = parser.parse_args(argv)
     check_against_paired_scores()
     kinds = args.kinds.split(",")
@@ -372,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         row["confirmed_false_effect"] = repeat["false_effect"] if repeat else math.nan
         row["confirmed_null_too_small"] = repeat["null_too_small"] if repeat else math.nan
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        rows = _kept_rows(args.out / "interval_coverage.csv", {r["kind"] for r in rows}) + rows
     with (args.out / "interval_coverage.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, FIELDS, extrasaction="ignore")
         writer.writeheader()
@@ -384,6 +388,23 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(rows, args.replicates))
     print(confirmation(rows, args.confirm))
     return 0
+
+
+def _kept_rows(path: Path, replaced: set[str]) -> list[dict[str, Any]]:
+    """The rows of a CSV written before whose kind is not measured again (numbers read back)."""
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as handle:
+        old = [row for row in csv.DictReader(handle) if row["kind"] not in replaced]
+
+    def value(text: str) -> Any:
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return int(number) if text.isdigit() else number
+
+    return [{key: value(text) for key, text in row.items()} for row in old]
 
 
 def confirmation(rows: list[dict[str, Any]], replicates: int) -> str:

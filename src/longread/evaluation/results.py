@@ -39,7 +39,7 @@ def x_value(row: SampleRow, field: str) -> XValue:
 
 def metric_value(metric: Metric, rows: Sequence[SampleRow]) -> dict[str, float | int | str | None]:
     """The metric over ``rows`` with its 95% interval: where the rows name five or more books, one that
-    speaks for books (a share: the hull of Wilson's and the logit-scale CR2 interval; a mean: CR2; a
+    speaks for books (a share: the hull of the exact binomial and the logit-scale CR2 interval; a mean: CR2; a
     corpus metric: the delete-one-book jackknife), else for the instances (Wilson; the t interval; the
     jackknife by instance groups). Measured: docs/statistics.md."""
     books = _books(rows)
@@ -61,8 +61,7 @@ def metric_value(metric: Metric, rows: Sequence[SampleRow]) -> dict[str, float |
             successes = sum(1 for value in present if value)
             low, high = wilson_interval(successes, len(present))
             if clusters is not None and len(set(clusters)) >= MIN_BOOKS:
-                cluster_low, cluster_high = cluster_share_interval([bool(v) for v in present], clusters)
-                low, high = min(low, cluster_low), max(high, cluster_high)
+                low, high = cluster_share_interval([bool(v) for v in present], clusters)
             return {
                 "value": successes / len(present),
                 "ci_low": low,
@@ -156,6 +155,6 @@ def _interval_kind(metric: Metric) -> str:
     if metric.level == "corpus":
         return f"95% delete-one-book jackknife with t, {by_book}"
     return (
-        f"95%, {by_book}: yes/no values the hull of Wilson's and the logit-scale CR2 interval (Wilson's "
-        "alone by instance), numbers CR2 with t"
+        f"95%, {by_book}: yes/no values the hull of the exact binomial and the logit-scale CR2 interval "
+        "(Wilson's by instance), numbers CR2 with t"
     )

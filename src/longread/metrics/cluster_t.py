@@ -130,10 +130,29 @@ def logit_share_intervals(
     return 1 / (1 + np.exp(-(centre - spread))), 1 / (1 + np.exp(-(centre + spread)))
 
 
+def clopper_pearson_intervals(
+    successes: FloatArray, n: int, confidence: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
+    """The exact (Clopper–Pearson) binomial interval of each ``successes / n``: never below its stated
+    coverage for independent items, so a share over very few instances keeps its 95%."""
+    tail = (1 - confidence) / 2
+    low = np.where(successes > 0, stats.beta.ppf(tail, successes, n - successes + 1), 0.0)
+    high = np.where(successes < n, stats.beta.ppf(1 - tail, successes + 1, n - successes), 1.0)
+    return low, high
+
+
+def book_share_intervals(values: FloatArray, codes: IntArray, groups: int) -> tuple[FloatArray, FloatArray]:
+    """A share over books, per row of 0/1 ``values``: the hull of the exact binomial interval and the
+    logit-scale CR2 interval (measured: docs/statistics.md)."""
+    exact = clopper_pearson_intervals(values.sum(axis=1), values.shape[1])
+    low, high = logit_share_intervals(values, codes, groups)
+    return np.minimum(exact[0], low), np.maximum(exact[1], high)
+
+
 def cluster_share_interval(flags: Sequence[bool], clusters: Sequence[str]) -> tuple[float, float]:
-    """One share's logit-scale CR2 interval over clusters (see :func:`logit_share_intervals`)."""
+    """One share's book-level interval (see :func:`book_share_intervals`)."""
     codes, groups = cluster_codes(clusters)
-    low, high = logit_share_intervals(np.asarray(flags, dtype=np.float64)[None, :], codes, groups)
+    low, high = book_share_intervals(np.asarray(flags, dtype=np.float64)[None, :], codes, groups)
     return float(low[0]), float(high[0])
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit, logit
 
-from longread.metrics.cluster_t import bell_mccaffrey_df, cr2_variances, logit_share_intervals, t_intervals
+from longread.metrics.cluster_t import bell_mccaffrey_df, book_share_intervals, cr2_variances, t_intervals
 from longread.metrics.tango import tango_intervals
 
 FloatArray = npt.NDArray[np.float64]
@@ -146,10 +146,9 @@ class Intervals:
 
 
 def cluster_share(right: BoolArray, cell: Design) -> Intervals:
-    """A share over books: the hull of Wilson's interval and the logit-scale CR2 interval."""
-    wilson = wilson_intervals(right.sum(axis=1).astype(float), cell.n)
-    low, high = logit_share_intervals(right.astype(float), cell.codes, cell.books)
-    return Intervals(np.minimum(wilson[0], low), np.maximum(wilson[1], high))
+    """A share over books: the hull of the exact binomial interval and the logit-scale CR2 interval."""
+    low, high = book_share_intervals(right.astype(float), cell.codes, cell.books)
+    return Intervals(low, high)
 
 
 def cr2(values: FloatArray, cell: Design) -> Intervals:
