@@ -6,8 +6,8 @@ and runs the full cache and every press × ratio on both (``out/`` and ``out/pla
 prefix length and D: the planted gain — planted − unplanted accuracy under that same setting, paired by
 instance, its interval by book with five or more books (:func:`longread.calibration.verdicts.intact_row`),
 every test of the page Holm-adjusted together — and the copy horizon
-(:func:`~longread.calibration.verdicts.copy_horizon`: the largest D such that the gain is established with
-an adjusted p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted
+(:func:`~longread.calibration.verdicts.copy_horizon`: the largest D such that the gain is an effect by the
+rule with its own p < 0.01 at every distance tried up to it). The full cache comes first: it is the planted
 positive that shows the instrument sees a copy being used at all. Where it shows none, the page says that
 the presses' nulls cannot be read as "keeps what the model read".
 """
@@ -145,8 +145,9 @@ def horizon_section(settings: Sequence[SettingHorizons], copy_tokens: int, out: 
         f"A copy of each instance's gold opening ({copy_tokens} tokens) was planted D tokens before the "
         "prefix's end (`planted.jsonl`; the unplanted instances in `unplanted.jsonl`), and every setting "
         "ran on both. Gain = planted − unplanted accuracy under the same setting, paired by instance. The "
-        f"copy horizon: the largest D such that the gain is established (Holm-adjusted p < {HORIZON_P}) at "
-        "every distance tried up to it; p columns are Holm-adjusted over the page's comparisons.",
+        "copy horizon: the largest D such that the gain is established (an effect by the rule, its own p "
+        f"< {HORIZON_P}) at every distance tried up to it; p columns are Holm-adjusted over the page's "
+        "comparisons.",
         "",
         *_positive(full),
         "",

@@ -42,8 +42,8 @@ def horizon_sentence(h: Horizon) -> str:
     bound = "" if h.below is None else f", and not shown at {h.below:,}"
     return (
         f"at prefix length {h.prefix_length:,}: the copy horizon is at least {h.distance:,} tokens (gain "
-        f"{signed_cell(h.gain)} [{signed_cell(h.ci_low)}, {signed_cell(h.ci_high)}], Holm-adjusted p "
-        f"{p_cell(h.p)}{bound}){_gap(h)}"
+        f"{signed_cell(h.gain)} [{signed_cell(h.ci_low)}, {signed_cell(h.ci_high)}], p {p_cell(h.p)}"
+        f"{bound}){_gap(h)}"
     )
 
 
@@ -58,6 +58,30 @@ def _gap(h: Horizon) -> str:
     )
 
 
+def _header(model: str, copy_tokens: int, rows: Sequence[CalibrationRow]) -> list[str]:
+    """The page's title, its rule and the table's head."""
+    tested = (
+        [r.p_adjusted for r in rows]
+        + [r.control_p_adjusted for r in rows]
+        + [r.unplanted_p_adjusted for r in rows]
+    )
+    return [
+        f"# Calibration — {model} on planted ChapterBreak copies",
+        "",
+        f"The gold continuation's first {copy_tokens} tokens are copied into the prefix D tokens "
+        "before its end (`planted.jsonl`); the unplanted and planted instances are read intact and under "
+        "every control × K. Gain = planted − unplanted accuracy, paired by instance; a control's effect = "
+        "planted under the control − planted intact. Intervals: 95%, by book with five or more books (the "
+        "hull of CR2 and Tango's score interval), else by instance (Tango's); p goes with the interval and "
+        f"is Holm-adjusted over the page's {family_size(tested)} comparisons. Rule: {CLAIM_RULE}. The copy "
+        f"horizon needs, at every distance up to it, an effect by the rule whose own p is below {HORIZON_P}.",
+        "",
+        "| prefix | D | control | K | copy | paired | unplanted | planted | gain [95% CI] | Holm p | "
+        "control's effect [95% CI] | Holm p | verdict |",
+        "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+
+
 def write_calibration(
     out: Path,
     rows: Sequence[CalibrationRow],
@@ -67,26 +91,7 @@ def write_calibration(
     model: str,
 ) -> tuple[Path, Path, Path]:
     verdicts = Counter(row.verdict for row in rows if row.control != "intact")
-    tested = (
-        [r.p_adjusted for r in rows]
-        + [r.control_p_adjusted for r in rows]
-        + [r.unplanted_p_adjusted for r in rows]
-    )
-    lines = [
-        f"# Calibration — {model} on planted ChapterBreak copies",
-        "",
-        f"The gold continuation's first {plan.copy_tokens} tokens are copied into the prefix D tokens "
-        "before its end (`planted.jsonl`); the unplanted and planted instances are read intact and under "
-        "every control × K. Gain = planted − unplanted accuracy, paired by instance; a control's effect = "
-        "planted under the control − planted intact. Intervals: 95%, by book with five or more books (the "
-        "hull of CR2 and Tango's score interval), else by instance (Tango's); p goes with the interval and "
-        f"is Holm-adjusted over the page's {family_size(tested)} comparisons. Rule: {CLAIM_RULE}. The copy "
-        f"horizon needs an adjusted p < {HORIZON_P} at every distance up to it.",
-        "",
-        "| prefix | D | control | K | copy | paired | unplanted | planted | gain [95% CI] | Holm p | "
-        "control's effect [95% CI] | Holm p | verdict |",
-        "| ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
+    lines = _header(model, plan.copy_tokens, rows)
     for r in rows:
         effect = (
             "—" if r.control_effect is None

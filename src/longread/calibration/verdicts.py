@@ -22,10 +22,10 @@ its interval a book-level cluster bootstrap and its p McNemar's exact test
 Every test of the page (each row's gain, control effect and unplanted effect) is one family: its p-values
 are adjusted together by Holm (:class:`Family`), and each claim and verdict uses the adjusted p.
 
-The copy horizon (per prefix length): the largest D such that the intact gain is established (adjusted
-p < 0.01) at **every** distance tried up to it — RULER's effective length reads the same way — the next D
-tried bounding it from above; a distance farther out that is found again after a gap is reported as a gap,
-never as the horizon. A backend that cut its context shows a short horizon.
+The copy horizon (per prefix length): the largest D such that the intact gain is established (an effect
+by the rule, its own p < 0.01) at **every** distance tried up to it — RULER's effective length reads the
+same way — the next D tried bounding it from above; a distance farther out that is found again after a
+gap is reported as a gap, never as the horizon. A backend that cut its context shows a short horizon.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from longread.metrics.claims import MIN_PAIRED, Claim, claim, family_size, holm
 from longread.metrics.paired import PairedScores, paired_scores
 
 HORIZON_P = 0.01
-"""The copy horizon's distances need an intact gain with a Holm-adjusted p below this (and its interval
-above 0)."""
+"""The copy horizon's distances need an intact gain established by the rule (Holm-adjusted p < 0.05, its
+interval above 0) whose own p is below this."""
 SEED = 0
 
 Outcomes = Mapping[tuple[str, int], tuple[bool, str]]
@@ -201,14 +201,15 @@ class Horizon:
     ci_low: float | None
     ci_high: float | None
     p: float | None
-    """The gain's Holm-adjusted p at ``distance``."""
+    """The gain's p at ``distance`` (its Holm-adjusted p is below 0.05: an effect by the rule)."""
     found_beyond: tuple[int, ...] = ()
     """Distances past ``below`` where the copy was found again: a gap, never the horizon."""
 
 
 def _used(row: CalibrationRow) -> bool:
-    p = row.p_adjusted if row.p_adjusted is not None else row.p
-    return p is not None and p < HORIZON_P and row.ci_low > 0 and row.claim == "effect"
+    """The copy is used at this distance: an effect by the page's rule (Holm-adjusted p < 0.05, the
+    interval above 0) whose own p is also below :data:`HORIZON_P`."""
+    return row.p is not None and row.p < HORIZON_P and row.ci_low > 0 and row.claim == "effect"
 
 
 def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:
@@ -226,5 +227,5 @@ def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:
     beyond = tuple(r.distance for r in intact if below is not None and r.distance > below and _used(r))
     if best is None:
         return Horizon(length, None, below, None, None, None, None, beyond)
-    return Horizon(length, best.distance, below, best.planted_gain, best.ci_low, best.ci_high,
-                   best.p_adjusted if best.p_adjusted is not None else best.p, beyond)  # fmt: skip
+    return Horizon(length, best.distance, below, best.planted_gain, best.ci_low, best.ci_high, best.p,
+                   beyond)  # fmt: skip
