@@ -86,3 +86,18 @@ def test_a_stored_row_off_by_more_than_the_tolerance_is_reported(data_file: Path
     # recheck=0 (the library's default) asks nothing again.
     again = ScriptedLM()
     assert run_task(TASK, data_file, again, run, quiet(resume=True)).recheck is None and again.calls == []
+
+
+def test_a_choice_flipped_between_near_tied_scores_is_a_near_tie_not_a_difference() -> None:
+    """Two options whose log-probs agree within the tolerance may swap under another order of sums (the
+    thread count): only then is a flipped prediction a near tie; numbers past the tolerance never are."""
+    from longread.evaluation.recheck import RowDifference, _near_tie_flip
+
+    flipped = [RowDifference("k", "prediction", 0, 5, None), RowDifference("k", "tie", True, False, None)]
+    tied = {"logprobs": [-12.5, -30.0, -12.5 + 1e-6], "prediction": 5}
+    apart = {"logprobs": [-12.5, -30.0, -11.0], "prediction": 5}
+    assert _near_tie_flip(flipped, tied, tolerance=1e-4)
+    assert not _near_tie_flip(flipped, apart, tolerance=1e-4)
+    moved = [*flipped, RowDifference("k", "logprobs[0]", -12.5, -12.0, 1e-4)]
+    assert not _near_tie_flip(moved, tied, tolerance=1e-4)
+    assert not _near_tie_flip([RowDifference("k", "text", "a", "b", None)], tied, tolerance=1e-4)

@@ -4,7 +4,9 @@ Threads, batch sizes, the prefill chunk and Ray replicas are runtime (recorded p
 a run's identity), so a run may be resumed under others. They change a log-prob only in its last digits;
 :func:`recheck_rows` holds that to :mod:`longread.models.tolerance`: each re-scored row is compared with
 the stored one field by field, a number to the summed-log-prob tolerance of the most tokens any one value
-of the result sums (a candidate, an option), everything else (predictions, texts, counts) exactly. A
+of the result sums (a candidate, an option), everything else (predictions, texts, counts) exactly — except
+that a choice (prediction, tie, correct) flipped between two options whose scores lie within the tolerance
+of each other, every number of the row agreeing, is a near tie, reported apart. A
 field that only marks how a row was obtained (``reused_shorter_length``) is left out: it is the one
 that differs between the row built as asked and as reused.
 
@@ -59,6 +61,9 @@ class RecheckReport:
     differences: list[RowDifference] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     """Samples whose re-scoring raised (key, message): not compared."""
+    near_ties: list[RowDifference] = field(default_factory=list)
+    """A choice that flipped between two options whose scores agree within the tolerance (a near tie), every
+    number of the row within it too: the same numbers, read in another order of floating-point sums."""
     rule: str = field(default_factory=tolerance_rule)
 
     @property
@@ -75,6 +80,9 @@ class RecheckReport:
         )
         lines = [head, *(f"  {difference}" for difference in self.differences)]
         lines += [f"  {key}: could not be re-scored ({message})" for key, message in self.failed]
+        lines += [
+            f"  {d} (a near tie: the options' scores agree within the tolerance)" for d in self.near_ties
+        ]
         return lines
 
     def as_dict(self) -> dict[str, Any]:
@@ -93,6 +101,9 @@ class RecheckReport:
                 for d in self.differences
             ],
             "failed": [{"key": key, "message": message} for key, message in self.failed],
+            "near_ties": [
+                {"key": d.key, "field": d.field, "stored": d.stored, "now": d.now} for d in self.near_ties
+            ],
         }
 
 
@@ -116,12 +127,34 @@ def recheck_rows(
         how_obtained = {name for name in fresh if fresh.get(name) != marker.get(name)}
         tolerance = summed_logprob_tolerance(scored_tokens(result))
         old = stored[sample.key]
+        found: list[RowDifference] = []
         for name in sorted((fresh.keys() | old.keys()) - how_obtained):
-            _compare(sample.key, name, old.get(name), fresh.get(name), tolerance, report.differences)
+            _compare(sample.key, name, old.get(name), fresh.get(name), tolerance, found)
+        if found and _near_tie_flip(found, fresh, tolerance):
+            report.near_ties += found
+        else:
+            report.differences += found
         report.keys.append(sample.key)
-    for line in report.lines()[1:] if report.differences or report.failed else []:
+    for line in report.lines()[1:] if report.differences or report.failed or report.near_ties else []:
         logger.warning("%s", line.strip())
     return report
+
+
+DECIDED = frozenset({"prediction", "tie", "correct"})
+"""Fields a row decides from its scores: they may flip where two scores are a near tie."""
+
+
+def _near_tie_flip(found: Sequence[RowDifference], fresh: Mapping[str, Any], tolerance: float) -> bool:
+    """Only decided fields differ, every number agrees, and two of the row's scores lie within the
+    tolerance of each other."""
+    if any(d.tolerance is not None or d.field not in DECIDED for d in found):
+        return False
+    for values in fresh.values():
+        if isinstance(values, list) and len(values) >= 2 and all(_is_number(v) for v in values):
+            top = sorted((float(v) for v in values), reverse=True)[:2]
+            if top[0] - top[1] <= 2 * tolerance:
+                return True
+    return False
 
 
 def _dump(row: Any) -> dict[str, Any]:
