@@ -117,14 +117,14 @@ class Plan:
 def plan_for(
     target: float, paired: int, low: float, high: float, books: int | None = None, book_level: bool = False
 ) -> Plan:
-    """The sample that would rule out ±``target``: the interval's half-width shrinks as 1/√n, so the
-    instances needed are ``n · (half-width / target)²`` (at least n + 1 where the bound is not yet
+    """The sample that would rule out ±``target``: the bound the interval allows shrinks about as 1/√n, so
+    the instances needed are ``n · (bound / target)²`` (at least n + 1 where the bound is not yet
     reached); with a book-level interval the books needed likewise."""
     if target <= 0:
         raise ValueError(f"the target effect must be above 0, got {target}")
     if paired < 1 or not (math.isfinite(low) and math.isfinite(high)):
         return Plan(target, None, None)
-    half = (high - low) / 2
+    half = max(abs(low), abs(high))  # the bound a null states, not the half-width: it holds the difference
     if half <= 0:
         return Plan(target, paired, books)
     scale = (half / target) ** 2
