@@ -269,28 +269,34 @@ def cloze_passages(
     return ClozeSet(found, len(strata) - len(found), character_names(text, people), frozenset(parts))
 
 
-def name_words(ents: Sequence[tuple[str, str]]) -> set[str]:
-    """The words of every person's name among ``ents``, lower case (titles and a possessive off)."""
-    out: set[str] = set()
+def _person_parts(ents: Sequence[tuple[str, str]]) -> list[list[str]]:
+    """Each PERSON entity's words, a possessive ``'s`` and a leading title taken off."""
+    out = []
     for text, label in ents:
         if label != "PERSON":
             continue
         parts = re.sub(r"['’]s$", "", text.strip()).split()
         if parts and parts[0].rstrip(".") in TITLES:
             parts = parts[1:]
-        out.update(p.lower().strip(".,;:!?") for p in parts if re.fullmatch(r"[A-Z][\w'’-]*\.?", p))
+        out.append(parts)
+    return out
+
+
+def name_words(ents: Sequence[tuple[str, str]]) -> set[str]:
+    """The words of every person's name among ``ents``, lower case (titles and a possessive off)."""
+    out = {
+        p.lower().strip(".,;:!?")
+        for parts in _person_parts(ents)
+        for p in parts
+        if re.fullmatch(r"[A-Z][\w'’-]*\.?", p)
+    }
     return out - GENERIC_NAMES
 
 
 def person_names(ents: Sequence[tuple[str, str]]) -> set[str]:
     """The one-word person names among ``ents`` (titles and a possessive ``'s`` taken off)."""
     out = set()
-    for text, label in ents:
-        if label != "PERSON":
-            continue
-        parts = re.sub(r"['’]s$", "", text.strip()).split()
-        if parts and parts[0].rstrip(".") in TITLES:
-            parts = parts[1:]
+    for parts in _person_parts(ents):
         one_word = len(parts) == 1 and re.fullmatch(r"[A-Z][a-z]+(?:['’-][A-Za-z]+)*", parts[0])
         if one_word and parts[0].lower() not in GENERIC_NAMES:
             out.add(parts[0])
