@@ -26,13 +26,16 @@ def test_a_served_model_of_the_same_name_is_the_same_model_read_alike() -> None:
     assert not same_model(_local(), hub) and not share_a_name(_local(), hub)  # nothing says it is: silent
 
 
-def test_another_dtype_press_architecture_or_read_along_is_read_another_way() -> None:
+def test_another_dtype_press_architecture_window_device_or_read_along_is_read_another_way() -> None:
     local = _local()
+    assert local["max_length"] == "1024" and local["device"] == "cpu"
     for field, value in (
         ("dtype", "bfloat16"),
         ("press", "snapkv:0.5"),
         ("architecture", "LlamaForCausalLM"),  # random:llama has the same seed fingerprint as random:gpt2
         ("read_along_mode", "replay"),
+        ("max_length", "512"),  # the window decides what is cut: not a software difference
+        ("device", "cuda:0"),
     ):
         other = {**local, field: value}
         assert same_model(local, other), field  # the same weights…
@@ -40,6 +43,16 @@ def test_another_dtype_press_architecture_or_read_along_is_read_another_way() ->
         said = how_they_differ(local, other)
         assert said == [f"{field} {local.get(field) or 'none'} ≠ {value}"], said
     assert computed_alike(local, dict(local)) and how_they_differ(local, dict(local)) == []
+
+
+def test_a_press_at_ratio_zero_is_the_full_cache() -> None:
+    local = _local()
+    for zero in ("snapkv:0", "knorm:0.0", "streaming_llm:0"):
+        assert computed_alike(local, {**local, "press": zero, "kvpress": "0.5.5"}), zero
+    assert not computed_alike(local, {**local, "press": "snapkv:0.25"})
+    assert how_they_differ({**local, "press": "knorm:0"}, {**local, "press": "snapkv:0.5"}) == [
+        "press knorm:0 ≠ snapkv:0.5"
+    ]
 
 
 def test_every_content_hash_both_hold_decides() -> None:

@@ -114,6 +114,23 @@ def test_resume_with_other_model_or_data_names_the_keys(tmp_path: Path, data_fil
     assert "model.name: 'smollm2' → 'gpt2'" in str(caught.value)
 
 
+def test_resume_under_another_weights_fingerprint_names_both_and_the_way_out(
+    tmp_path: Path, data_file: Path
+) -> None:
+    """A run made when the fingerprint still hashed the file's name is refused, naming both hashes."""
+    run_path = tmp_path / "run"
+    old = make_run_config(task="chapterbreak", model={"name": "m", "weights_fingerprint": "481feb0314dca03c"},
+                          data_path=data_file, settings={})  # fmt: skip
+    RunDir.create(run_path, old, resume=False).close()
+    new = make_run_config(task="chapterbreak", model={"name": "m", "weights_fingerprint": "0a1b2c3d4e5f6a7b"},
+                          data_path=data_file, settings={})  # fmt: skip
+    with pytest.raises(ConfigMismatchError) as caught:
+        RunDir.create(run_path, new, resume=True)
+    said = str(caught.value)
+    assert "'481feb0314dca03c' → '0a1b2c3d4e5f6a7b'" in said
+    assert "by their content alone now" in said and "start a new run directory" in said
+
+
 def test_resume_ignores_what_does_not_define_results(tmp_path: Path, data_file: Path) -> None:
     run_path = tmp_path / "run"
     with RunDir.create(run_path, config_for(data_file, limit=1), resume=False) as run:

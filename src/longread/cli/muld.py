@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
+from longread.cli.build import ExcludeRememberedOption, StrictMemoryOption, remembered_books
 from longread.cli.options import (
     LengthTokenizerOption,
     MinTokensOption,
@@ -199,8 +200,12 @@ def narrativeqa(
     split: Annotated[
         list[str] | None, typer.Option(help="train, valid or test (repeat; default all).")
     ] = None,
+    exclude_remembered: ExcludeRememberedOption = None,
+    strict_memory: StrictMemoryOption = False,
 ) -> BuilderReport:
-    """NarrativeQA: --source CHECKOUT (documents.csv, qaps.csv, tmp/) [--source STORIES_DIR]."""
+    """NarrativeQA: --source CHECKOUT (documents.csv, qaps.csv, tmp/) [--source STORIES_DIR]. With
+    --exclude-remembered, the questions on Gutenberg books the probed model remembers are left out (a
+    film script has no book a probe could judge: kept, and counted in the report)."""
     from longread.benchmarks.muld.builders.narrativeqa import build_narrativeqa
 
     return build_narrativeqa(
@@ -209,6 +214,7 @@ def narrativeqa(
         stories=sources[1] if len(sources) > 1 else None,
         length_filter=length_filter,
         splits=tuple(split or ("train", "valid", "test")),
+        exclude=remembered_books(exclude_remembered, strict_memory),
     )
 
 

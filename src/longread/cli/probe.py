@@ -165,7 +165,8 @@ MemoryDataOption = Annotated[
     Path | None,
     typer.Option(
         "--data",
-        help="Built data instead of books: a ChapterBreak JSONL (its prefixes; extraction at its breaks) "
+        help="Built data instead of books: a ChapterBreak JSONL (its prefixes; extraction at its breaks), "
+        "a MuLD NarrativeQA file (its Gutenberg stories) "
         "or a NarrativeXL build folder (its scenes as read).",
     ),
 ]
@@ -262,17 +263,27 @@ def _read_books(paths: list[Path]) -> list[Any]:
 
 
 def data_excerpts(path: Path) -> list[BookExcerpts]:
-    """``--data``: the books of a built ChapterBreak file or NarrativeXL folder, as the data shows them."""
+    """``--data``: the books of a built ChapterBreak file, NarrativeXL folder or MuLD NarrativeQA file, as
+    the data shows them (a NarrativeQA document that is not a Gutenberg book is left out and named)."""
     from longread.benchmarks.chapterbreak.excerpts import chapterbreak_excerpts
+    from longread.benchmarks.muld.excerpts import is_narrativeqa_file, narrativeqa_books
     from longread.benchmarks.narrativexl.excerpts import narrativexl_excerpts
 
     if path.is_dir() and (path / "readalong").is_dir():
         return narrativexl_excerpts(path)
+    if path.is_file() and is_narrativeqa_file(path):
+        found = narrativeqa_books(path)
+        for document, why in found.left_out.items():
+            typer.echo(f"left out of the probe: document {document}: {why}")
+        if not found.books:
+            raise BadInputError(path, "holds no Gutenberg book to probe", "give the books themselves")
+        return found.books
     if path.is_file():
         return chapterbreak_excerpts(path)
     raise BadInputError(
         path,
         "not built data the probe reads",
-        "give a ChapterBreak JSONL (longread build chapterbreak) or a NarrativeXL build folder (with "
-        "readalong/); for other data give the books themselves",
+        "give a ChapterBreak JSONL (longread build chapterbreak), a NarrativeXL build folder (with "
+        "readalong/) or a MuLD NarrativeQA file (longread build muld/narrativeqa); for other data give "
+        "the books themselves",
     )

@@ -3,8 +3,9 @@
 A description is a run's ``config.json`` ``model`` part (a backend's ``describe()``) or the model a probe
 recorded. Content hashes decide where both descriptions hold the same one; without one, any shared name
 of the weights does (a served model has only its name). Two runs of the same model are computed the same
-way when, besides, their architecture and dtype (where both record them), KV-cache press and read-along
-mode (absent: none, the default) are equal: only then should their log-probs agree to the tolerance.
+way when, besides, their architecture, dtype, window (``max_length``) and device (where both record them),
+KV-cache press and read-along mode (absent: none, the default; a press at ratio 0 is the full cache) are
+equal: only then should their log-probs agree to the tolerance.
 """
 
 from __future__ import annotations
@@ -22,10 +23,26 @@ CONTENT_HASHES = (
 """Fields that fingerprint a model's files by content: equal where both hold one, or not the same model."""
 NAMES = ("spec", "name", "weights", "model", "id")
 """Fields that name a model's weights (a spec, a folder, a served model's name)."""
-BOTH_RECORDED = ("architecture", "dtype")
-"""Compared only where both descriptions hold them (a served model records neither)."""
+BOTH_RECORDED = ("architecture", "dtype", "max_length", "device")
+"""Compared only where both descriptions hold them (a served model records none): the window decides what
+is cut, and another device computes other last digits."""
 DEFAULTED = ("press", "read_along_mode")
 """Absent means the default (the full cache; one growing session): compared as given."""
+
+
+def _defaulted(model: Mapping[str, Any], key: str) -> str | None:
+    """The value of a defaulted field; a press at ratio 0 (``snapkv:0``) is the full cache, as absent."""
+    value = model.get(key)
+    if key == "press" and isinstance(value, str) and _ratio(value) == 0:
+        return None
+    return str(value) if value else None
+
+
+def _ratio(press: str) -> float | None:
+    try:
+        return float(press.rpartition(":")[2])
+    except ValueError:
+        return None
 
 
 def model_name(model: Mapping[str, Any]) -> str:
@@ -58,7 +75,7 @@ def how_they_differ(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
         if a.get(key) and b.get(key) and a[key] != b[key]:
             differing.append(f"{key} {a[key]} ≠ {b[key]}")
     for key in DEFAULTED:
-        if a.get(key) != b.get(key):
+        if _defaulted(a, key) != _defaulted(b, key):
             differing.append(f"{key} {a.get(key) or 'none'} ≠ {b.get(key) or 'none'}")
     return differing
 

@@ -35,6 +35,16 @@ class FittedPrompt:
     """What the prompt's context control did to the kept document (None: no control)."""
     instruction_tokens: int = 0
     """Tokens of the instruction at the end (what a press leaves uncompressed)."""
+    preamble_tokens: int = 0
+    """Tokens of the preamble before the document (part of the instruction: a press keeps it whole)."""
+    start_tokens: int = 0
+    """The start token in front of everything (0 or 1)."""
+
+    @property
+    def document_span(self) -> tuple[int, int]:
+        """Where the document read lies in ``token_ids`` (start, end)."""
+        start = self.start_tokens + self.preamble_tokens
+        return start, len(self.token_ids) - self.instruction_tokens
 
     @property
     def document_cut(self) -> bool:
@@ -71,9 +81,9 @@ def fit_document_prompt(
     (``max_document_tokens``) applies first. If the fixed parts alone do not fit,
     that is an error naming the sizes — the instruction is never cut.
     """
-    head = ([bos_id] if bos_id is not None else []) + (
-        encode_plain(prompt.preamble) if prompt.preamble else []
-    )
+    start = [bos_id] if bos_id is not None else []
+    preamble = encode_plain(prompt.preamble) if prompt.preamble else []
+    head = start + preamble
     tail = encode_plain(prompt.instruction) if prompt.instruction else []
     document = encode_plain(prompt.document) if prompt.document else []
     room = budget - len(head) - len(tail)
@@ -101,4 +111,6 @@ def fit_document_prompt(
         cut_side=prompt.cut,
         control=record,
         instruction_tokens=len(tail),
+        preamble_tokens=len(preamble),
+        start_tokens=len(start),
     )

@@ -117,6 +117,9 @@ class EncodedGroup:
     empty context (0 or 1)."""
     control: ControlRecord | None = None
     """What the request's context control did to ``context`` (None: no control)."""
+    question_tokens: int = 0
+    """Tokens at the end of ``context`` that are the request's question (never perturbed, never pressed),
+    found on the uncut ids: every cut removes tokens from the front, so the count holds after it."""
 
     @property
     def read_ids(self) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
@@ -193,16 +196,18 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
             )
         context = keep_last_text_tokens(context, room - head, start_token)
     record = None
+    # on the uncut ids: a cut or controlled context no longer starts as the document did
+    question = min(question_tokens(encoder, request, context_ids[head:]), len(context) - head)
     if request.control is not None:  # after every cut: exactly what the model would read
         context, record = apply_control(
             context,
             request.control,
             start_tokens=head,
-            question_tokens=question_tokens(encoder, request, context_ids[head:]),
+            question_tokens=question,
             encode_plain=encoder.encode_plain,
         )
         if not context:  # `none` with K = 0 on a model without a start token: read the prefix token alone
-            context, head = [encoder.prefix_token_id], 1
+            context, head, question = [encoder.prefix_token_id], 1, 0
     return EncodedGroup(
         context=tuple(context),
         continuations=continuations,
@@ -210,6 +215,7 @@ def encode_request(encoder: TokenEncoder, request: LoglikelihoodRequest, max_len
         continuation_tokens_original=originals,
         context_start_tokens=head,
         control=record,
+        question_tokens=question,
     )
 
 

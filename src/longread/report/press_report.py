@@ -185,7 +185,9 @@ def write_presses(
         "p goes with the interval (right/wrong metrics: the larger of McNemar's exact p and the clustered t "
         f"test's), Holm p is adjusted over the page's {family_words([r.p_adjusted for r in rows])}. "
         f"Rule: {CLAIM_RULE}. The press compresses the context "
-        "only (never the question or the candidates); kept = cache entries per pressed layer (mean).",
+        "only (never the question or the candidates); kept = cache entries per pressed layer (mean). "
+        "Peak RSS: the process's, sampled while the setting ran; the settings share one process, so after "
+        "the first it is an upper bound (bench/presses_memory.py measures each in a process of its own).",
         "",
         *(section.lines if section else ()),
         f"| {field} | press | ratio | "

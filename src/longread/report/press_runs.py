@@ -4,17 +4,23 @@ The model is loaded once by the caller; each setting is one ordinary run (``out/
 ``out/<press>-<ratio>``: resumable, an existing run's finished samples kept) with the backend's press
 switched between them (:meth:`~longread.models.hf.backend.HFBackend.use_press`). Each setting's cost is
 measured as it runs — wall seconds and the process's peak resident memory during it (sampled every
-20 ms from ``/proc``) — and kept beside the run (``press_cost.json``); a resumed setting that scored
-nothing keeps the cost of the session that did.
+20 ms from ``/proc``), after the memory earlier settings freed is handed back to the system (glibc's
+``malloc_trim``), with the resident memory it started from — and kept beside the run
+(``press_cost.json``); a resumed setting that scored nothing keeps the cost of the session that did.
+The settings share one process, so a later setting's peak can still hold what the allocator kept of an
+earlier one: the page calls it an upper bound, and ``bench/presses_memory.py`` measures each setting in a
+process of its own.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +44,8 @@ class SettingCost:
     peak_rss_mb: float
     """The process's largest resident memory while it ran (model weights included)."""
     scored: int
+    start_rss_mb: float | None = None
+    """The resident memory it started from (the model loaded, freed memory handed back)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,13 @@ def rss_mb() -> float:
     except OSError:
         pass
     return float("nan")
+
+
+def hand_back_memory() -> None:
+    """Collect garbage and return the heap's free pages to the system (glibc only; a no-op elsewhere)."""
+    gc.collect()
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @contextmanager
@@ -110,12 +125,15 @@ def run_presses(
         except PressError as exc:
             runs.append(PressRun(press, path, None, 0, str(exc)))
             continue
+        hand_back_memory()
+        start_rss = rss_mb()
         started = time.perf_counter()
         with peak_rss() as peak:
             outcome = run_task(make(), data, backend, path, options)
         cost = _read_cost(path)
         if outcome.scored or cost is None:
-            cost = SettingCost(round(time.perf_counter() - started, 3), round(peak[0], 1), outcome.scored)
+            seconds = round(time.perf_counter() - started, 3)
+            cost = SettingCost(seconds, round(peak[0], 1), outcome.scored, round(start_rss, 1))
             atomic_write_text(path / COST_FILE, json.dumps(asdict(cost), indent=2) + "\n")
         runs.append(PressRun(press, path, cost, len(outcome.errors)))
     backend.use_press(None)

@@ -31,11 +31,14 @@ class ConfigMismatchError(RunDirError):
         shown = "; ".join(
             f"{key}: {_short(old)} → {_short(new)}" for key, (old, new) in sorted(differences.items())
         )
-        super().__init__(
-            path,
-            f"cannot resume: this run was made with another configuration ({shown})",
-            "resume with the same model, data and settings, or start a new run directory",
-        )
+        hint = "resume with the same model, data and settings, or start a new run directory"
+        if any(key.endswith("weights_fingerprint") for key in differences):
+            hint += (
+                "; weights are fingerprinted by their content alone now (before, the file's "
+                "name was part of it), so a run made earlier names another fingerprint even for the same "
+                "file: start a new run directory for it"
+            )
+        super().__init__(path, f"cannot resume: this run was made with another configuration ({shown})", hint)
 
 
 class RunWriteError(LongreadError):

@@ -13,6 +13,7 @@ import transformers
 from longread.models.errors import ModelLoadError
 from longread.models.hf import gguf_reader
 from longread.models.hf.loading import load_gguf, smollm2_gguf_path
+from longread.models.hf.model_cache import _file_fingerprint
 from tests.models_fixtures import backend
 
 TEXT = (
@@ -78,3 +79,17 @@ def test_a_conversion_opens_each_gguf_once_and_reads_what_a_fresh_reader_reads()
     assert list(first.fields) == list(fresh.fields) and len(first.tensors) == len(fresh.tensors) > 0
     tokens = "tokenizer.ggml.tokens"
     assert len(first.fields[tokens].data) == len(fresh.fields[tokens].data) == 49_152
+
+
+def test_the_same_weights_under_another_name_have_one_fingerprint(tmp_path: Path) -> None:
+    """A model's identity is its content: the shipped GGUF copied under another name is the same model
+    (it was "another model" while the file's name was hashed), and a changed byte is another."""
+    shipped = smollm2_gguf_path()
+    renamed = tmp_path / "my-copy.gguf"
+    renamed.write_bytes(shipped.read_bytes())
+    assert _file_fingerprint([renamed]) == _file_fingerprint([shipped])
+    changed = tmp_path / "changed.gguf"
+    content = bytearray(shipped.read_bytes())
+    content[-1] ^= 1
+    changed.write_bytes(bytes(content))
+    assert _file_fingerprint([changed]) != _file_fingerprint([shipped])

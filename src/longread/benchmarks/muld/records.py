@@ -158,6 +158,19 @@ def read_records(path: str | Path) -> RecordFile:
     return out
 
 
+def iter_records(path: str | Path) -> Iterator[tuple[int, MuldRecord]]:
+    """(line, record) of a MuLD file one at a time (a NarrativeQA split holds a story per question: too
+    much to hold whole); a bad line is an error naming the file and line."""
+    path = Path(path)
+    for number, raw in _lines(path):
+        if not raw.strip():
+            continue
+        parsed = parse_record(raw, str(path), number)
+        if isinstance(parsed, RecordProblem):
+            raise BadInputError(path, f"line {number}: {parsed.problem}", parsed.hint)
+        yield number, parsed
+
+
 def dumps_record(record: MuldRecord) -> str:
     return json.dumps(record.as_json(), ensure_ascii=False) + "\n"
 

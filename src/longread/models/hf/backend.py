@@ -36,8 +36,9 @@ from longread.models.requests import (
     RollingResult,
 )
 from longread.models.tokens import (
+    EncodedGroup,
+    TokenEncoder,
     encode_request,
-    question_tokens,
     rolling_windows,
     start_length,
     text_token_count,
@@ -45,6 +46,24 @@ from longread.models.tokens import (
 
 Mode = Literal["shared", "naive"]
 MODES: tuple[Mode, ...] = ("shared", "naive")
+
+
+SEAM_TOKENS = 2
+"""Tokens a question may gain where it meets the document (a token spanning the seam counts as question)."""
+
+
+def check_question(encoder: TokenEncoder, request: LoglikelihoodRequest, group: EncodedGroup) -> None:
+    """A pressed read leaves the question uncompressed, and nothing else: a count of question tokens
+    beyond the question's own (the whole context taken for question, as once happened under a control or
+    a cut) would press nothing of the document."""
+    if not request.question_chars:
+        return
+    alone = len(encoder.encode_plain(request.context[len(request.context) - request.question_chars :]))
+    if group.question_tokens > alone + SEAM_TOKENS:
+        raise PressError(
+            f"{group.question_tokens} tokens of the context were taken for its question, which has {alone}: "
+            "the document would not be pressed (a bug: please report it with the sample)"
+        )
 
 
 class HFTokenEncoder:
@@ -174,11 +193,11 @@ class HFBackend:
             if self.pressing is None:
                 scores = self._score(group.context, group.continuations, progress)
             else:
-                question = question_tokens(self.encoder, request, group.context[group.context_start_tokens :])
+                check_question(self.encoder, request, group)
                 scores, record = self.pressing.score(
                     group.context,
                     group.continuations,
-                    question,
+                    group.question_tokens,
                     batch_size=self.batch_size,
                     token_budget=max(DEFAULT_TOKEN_BUDGET, self.prefill_chunk),
                     progress=progress,
@@ -325,8 +344,14 @@ class HFBackend:
                 f"press {self.pressing.spec}: only a document prompt says which part is context to press "
                 "and which the instruction (a plain or chat prompt does not)"
             )
-        pressed = len(decoding.prompt) - document.instruction_tokens
-        output, kept = self.pressing.generate(self.tokenizer, decoding, pressed, progress)
+        start, end = document.document_span
+        if end - start != document.document_tokens_kept:
+            raise PressError(
+                f"press {self.pressing.spec}: the prompt's document part is {end - start} tokens but "
+                f"{document.document_tokens_kept} were read; refusing to press another part of the prompt"
+            )
+        protect = (document.start_tokens, start)  # the preamble: part of the instruction, kept whole
+        output, kept = self.pressing.generate(self.tokenizer, decoding, end, progress, protect)
         return self._result(decoding, document, output, kept.fields())
 
     def _generate_single(self, decoding: Decoding, progress: Progress | None) -> Decoded:

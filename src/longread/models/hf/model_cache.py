@@ -44,12 +44,13 @@ FINGERPRINTS = "fingerprints.json"
 
 
 def _file_fingerprint(paths: list[Path]) -> str:
-    """The weights' identity: their names and contents (not where or when they were installed), so the
-    same model in two environments — the project's and the presses' — has one fingerprint and one
-    converted folder."""
+    """The weights' identity: their contents alone (not their names, nor where or when they were
+    installed), so the same model in two environments — the project's and the presses' — or a GGUF copied
+    under another name has one fingerprint and one converted folder. (Before, the files'
+    names were part of it: a run made then names another fingerprint, and resuming it is refused.)"""
     digest = hashlib.sha256()
-    for path in sorted(paths, key=lambda p: p.name):
-        digest.update(f"{path.name}:{_content_digest(path)}\n".encode())
+    for content in sorted(_content_digest(path) for path in paths):
+        digest.update(f"{content}\n".encode())
     return digest.hexdigest()[:16]
 
 

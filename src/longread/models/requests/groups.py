@@ -11,7 +11,7 @@ a document with one chunk missing is never scored.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,34 @@ class RequestGroup:
 @dataclass(frozen=True, slots=True)
 class GroupResult:
     parts: tuple[Any, ...]
+
+    @property
+    def kept_cache(self) -> dict[str, Any] | None:
+        """Under a press: what it kept of every part's context, summed over the parts (``pressed_reads``
+        says how many), so a sample read in pieces says what was pressed as one read does."""
+        found = [getattr(part, "kept_cache", None) for part in self.parts]
+        kept: list[Mapping[str, Any]] = [k for k in found if k is not None]
+        if not kept or len(kept) < len(found):
+            return None
+        first = kept[0]
+        summed: dict[str, Any] = {"press": first["press"], "compression_ratio": first["compression_ratio"]}
+        for name in SUMMED_FIELDS:
+            if any(name in k for k in kept):
+                summed[name] = sum(k.get(name, 0) for k in kept)
+        summed["kept_cache_per_layer"] = [
+            sum(layer) for layer in zip(*(k["kept_cache_per_layer"] for k in kept), strict=True)
+        ]
+        summed["pressed_layers"] = first["pressed_layers"]
+        summed["pressed_reads"] = len(kept)
+        return summed
+
+
+SUMMED_FIELDS = (
+    "context_tokens_pressed",
+    "context_tokens_unpressed",
+    "kept_cache_tokens",
+    "question_tokens_kept_whole",
+)
 
 
 def ask_grouped(send: Callable[[list[Any]], list[Any]], requests: Sequence[Any]) -> list[Any]:

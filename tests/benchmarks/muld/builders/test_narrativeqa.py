@@ -165,3 +165,56 @@ def test_marker_not_found_keeps_that_end_and_says_so() -> None:
     assert not guessed.start_found and guessed.end_found and guessed.start == 0
     tokenised = find_story('He said: "Go!" And so it ends.', 'said : "', "it ends .")
     assert tokenised.cut('He said: "Go!" And so it ends.') == 'said: "Go!" And so it ends.'
+
+
+@needs_shared
+def test_remembered_gutenberg_books_are_left_out_and_the_probe_reads_the_same_books(tmp_path: Path) -> None:
+    """A story that is a Gutenberg book carries its number (the id a probe of the books gives); a probe of
+    the built file reads those books and names the film script it cannot key; ``--exclude-remembered``
+    leaves out the remembered book's questions (listed apart from the drops), the script kept and counted."""
+    import json as json_module
+
+    from typer.testing import CliRunner
+
+    from longread.benchmarks.muld.excerpts import narrativeqa_books
+    from longread.cli.app import app
+
+    checkout = make_checkout(tmp_path / "narrativeqa")
+    low = LengthFilter(min_tokens=20)  # the script page is short
+    out = tmp_path / "all" / "nqa.jsonl"
+    build_narrativeqa(checkout, out, length_filter=low)
+    test = split_path(out, "test")
+    meta = metadata(test)
+    assert [m.get("gutenberg_id") for m in meta] == ["105", "105", "35", "35", None]
+    assert meta[0]["title"] == "Persuasion (novel)" and meta[4]["kind"] == "movie"
+    found = narrativeqa_books(test)
+    assert [(b.book.id, b.book.title) for b in found.books] == [
+        ("105", "Persuasion (novel)"),
+        ("35", "The Time Machine"),
+    ]
+    story = read_records(test).records[0][1].input.split("\n\n", 1)[1]
+    assert found.books[0].book.chapters[0].text == story  # the story, without the question
+    assert list(found.left_out) == [MOVIE] and "not a Gutenberg book (movie)" in found.left_out[MOVIE]
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    verdicts = [
+        {"book": "105", "title": "Persuasion", "remembered": True, "notes": [],
+         "scores": {"cloze": {"value": 0.5, "ci_low": 0.35, "ci_high": 0.65, "n": 30}}},
+        {"book": "35", "title": "The Time Machine", "remembered": False, "notes": [], "scores": {}},
+    ]  # fmt: skip
+    (probes / "books.json").write_text(
+        json_module.dumps({"model": {"spec": "smollm2"}, "rule": "cloze>=0.3", "books": verdicts})
+    )
+    left = tmp_path / "left" / "nqa.jsonl"
+    result = CliRunner().invoke(app, ["build", "muld/narrativeqa", "--source", str(checkout), "--out", str(left),
+                                      "--min-tokens", "20", "--exclude-remembered", str(probes)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "1 of the 2 books probed are remembered by smollm2 (105)" in result.output
+    assert "left out on purpose 2" in result.output
+    assert [m.get("gutenberg_id") for m in metadata(split_path(left, "test"))] == ["35", "35", None]
+    report = json_module.loads(report_path(left).read_text())
+    assert report["excluded"] == 2 and {e["gutenberg_id"] for e in report["excluded_items"]} == {"105"}
+    assert "remembered by smollm2" in report["excluded_items"][0]["why"]
+    assert report["settings"]["excluded_books"] == {"105": report["excluded_items"][0]["why"]}
+    assert report["settings"]["not_gutenberg_kept"] == [MOVIE]
+    assert report["dropped_by_reason"] == {"story file missing": 1}  # the exclusions are not drops

@@ -24,12 +24,19 @@ Rules:
 - ``metadata``: ``id`` (``<document_id>:<n>``, n = the question's index among
   its document's questions in ``qaps.csv``), ``document_id``, ``set``,
   ``kind``, ``question``, ``story_chars`` ([start, end] of the story in the
-  decoded file text).
+  decoded file text), ``title`` (the Wikipedia title) and, where the story URL
+  is a Gutenberg book's, ``gutenberg_id`` (``…/ebooks/105.txt.utf-8`` → ``105``,
+  the id ``longread probe memory`` gives the book);
+- ``exclude`` ((book id, why), from ``--exclude-remembered``): the questions on
+  those Gutenberg books are left out, listed in the report as excluded (not
+  dropped); a story that is not a Gutenberg book (a film script) has no id a
+  probe could have given and is kept, counted as not probed.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +61,17 @@ DOCUMENT_COLUMNS = (
     "story_end",
 )
 QAPS_COLUMNS = ("document_id", "set", "question", "answer1", "answer2")
+GUTENBERG_URL = re.compile(r"gutenberg\.org/(?:ebooks|files)/(\d+)")
+
+
+def gutenberg_id(document: CsvRow) -> str | None:
+    """The Gutenberg number of a document whose story is a Gutenberg book (None: a script or unknown)."""
+    if document.values["kind"].strip() != "gutenberg":
+        return None
+    found = GUTENBERG_URL.search(document.values["story_url"])
+    return found.group(1) if found else None
+
+
 SPLITS = ("train", "valid", "test")
 _DATA_SUFFIXES = (".jsonl.bz2", ".json.bz2", ".jsonl", ".json", ".bz2")
 
@@ -79,12 +97,41 @@ class _Story:
 class _Stories:
     """Reads each story once per split pass (``qaps.csv`` lists a document's questions together)."""
 
-    def __init__(self, folder: Path, documents: dict[str, CsvRow], length: LengthFilter) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        documents: dict[str, CsvRow],
+        length: LengthFilter,
+        exclude: dict[str, str] | None = None,
+    ) -> None:
         self.folder = folder
         self.documents = documents
         self.length = length
         self.last: tuple[str, _Story] | None = None
         self.guessed: dict[str, str] = {}
+        self.exclude = exclude or {}
+        self._excluded: dict[str, str] = {}
+        self._not_gutenberg: set[str] = set()
+
+    def excluded(self, document: CsvRow) -> str | None:
+        """Why the document's questions are left out (its Gutenberg book is to be excluded), or None."""
+        number = gutenberg_id(document)
+        if number is None:
+            if self.exclude:
+                self._not_gutenberg.add(document.values["document_id"].strip())
+            return None
+        why = self.exclude.get(number)
+        if why is not None:
+            self._excluded[number] = why
+        return why
+
+    def excluded_books(self) -> dict[str, str]:
+        """Gutenberg id → why, of every book whose questions were left out."""
+        return dict(sorted(self._excluded.items()))
+
+    def not_gutenberg(self) -> list[str]:
+        """Documents kept though no probe could have judged them (not Gutenberg books)."""
+        return sorted(self._not_gutenberg)
 
     def get(self, document_id: str) -> _Story:
         if self.last is not None and self.last[0] == document_id:
@@ -147,6 +194,7 @@ def build_narrativeqa(
     stories: str | Path | None = None,
     length_filter: LengthFilter | None = None,
     splits: Sequence[str] = SPLITS,
+    exclude: Sequence[tuple[str, str]] = (),
 ) -> BuildReport:
     """Write one MuLD file per split (see the module rules) and the build report; returns the report."""
     source = Path(source)
@@ -168,7 +216,7 @@ def build_narrativeqa(
     )
     documents = read_documents(source / "documents.csv", report)
     qaps = source / "qaps.csv"
-    loader = _Stories(story_folder, documents, length)
+    loader = _Stories(story_folder, documents, length, dict(exclude))
     written: dict[str, int] = {}
     for split in splits:
         path = split_path(out, split)
@@ -176,6 +224,9 @@ def build_narrativeqa(
             path, _split_records(qaps, split, split == splits[0], documents, loader, report)
         )
     report.settings["files"] = written
+    if exclude:
+        report.settings["excluded_books"] = loader.excluded_books()
+        report.settings["not_gutenberg_kept"] = loader.not_gutenberg()
     report.settings["extent_guessed"] = dict(sorted(loader.guessed.items()))
     report.write(out)
     return report
@@ -235,6 +286,10 @@ def _question_record(
     if not question or not answers:
         report.drop(item, "no question or no answer", line=line)
         return None
+    why = loader.excluded(document)
+    if why is not None:
+        report.exclude(item, why, gutenberg_id=gutenberg_id(document), line=line)
+        return None
     story = loader.get(document_id)
     if story.text is None:
         report.drop(item, str(story.problem), line=line, tokens=story.tokens)
@@ -246,7 +301,11 @@ def _question_record(
         "kind": document.values["kind"].strip(),
         "question": question,
         "story_chars": [story.start, story.end],
+        "title": document.values["wiki_title"].strip(),
     }
+    number = gutenberg_id(document)
+    if number is not None:
+        metadata["gutenberg_id"] = number
     report.keep(item, split=values["set"].strip(), tokens=story.tokens, line=line)
     return MuldRecord(
         question + "\n\n" + story.text, answers, json.dumps(metadata, ensure_ascii=False, sort_keys=True)

@@ -49,12 +49,17 @@ class BuildReport:
     settings: dict[str, Any]
     kept: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    """Items left out on purpose (``--exclude-remembered``), with why: not drops of bad input."""
 
     def keep(self, item: str, **details: Any) -> None:
         self.kept.append({"item": item, **details})
 
     def drop(self, item: str, reason: str, **details: Any) -> None:
         self.dropped.append({"item": item, "reason": reason, **details})
+
+    def exclude(self, item: str, why: str, **details: Any) -> None:
+        self.excluded.append({"item": item, "why": why, **details})
 
     def as_json(self) -> dict[str, Any]:
         reasons: dict[str, int] = {}
@@ -70,6 +75,7 @@ class BuildReport:
             "dropped_by_reason": dict(sorted(reasons.items())),
             "kept_items": self.kept,
             "dropped_items": self.dropped,
+            **({"excluded": len(self.excluded), "excluded_items": self.excluded} if self.excluded else {}),
         }
 
     def write(self, data_path: str | Path) -> Path:
@@ -82,8 +88,11 @@ class BuildReport:
     def summary(self) -> str:
         out = self.as_json()
         reasons = ", ".join(f"{k} {v}" for k, v in out["dropped_by_reason"].items())
-        return f"muld/{self.task}: kept {out['kept']}, dropped {out['dropped']}" + (
-            f" ({reasons})" if reasons else ""
+        left_out = f", left out on purpose {len(self.excluded)}" if self.excluded else ""
+        return (
+            f"muld/{self.task}: kept {out['kept']}, dropped {out['dropped']}"
+            + (f" ({reasons})" if reasons else "")
+            + left_out
         )
 
 

@@ -44,9 +44,11 @@ def read_pressed(
     press: Any,
     spec: PressSpec,
     progress: Progress | None = None,
+    protect: tuple[int, int] = (0, 0),
 ) -> PressedRead:
-    """``pressed`` read under the press, then ``after`` (the question) read uncompressed on top."""
-    cache, kept = pressed_prefill(model, pressed, press, spec)
+    """``pressed`` read under the press (its positions ``protect`` kept whole), then ``after`` (the
+    question) read uncompressed on top."""
+    cache, kept = pressed_prefill(model, pressed, press, spec, protect)
     if progress is not None:
         progress(len(pressed))
     state = PressedRead(cache, len(pressed), kept)

@@ -9,6 +9,7 @@ by all of a request's candidates.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -54,7 +55,8 @@ class PressRunner:
         token_budget: int,
         progress: Progress | None,
     ) -> tuple[list[TokenScore], KeptCache]:
-        """Scores of ``continuations`` after ``context``, whose last ``question`` tokens are not pressed."""
+        """Scores of ``continuations`` after ``context``, whose last ``question`` tokens are not pressed
+        (nor its last token, read with the candidates)."""
         unpressed = max(question, 1)
         if unpressed >= len(context):
             raise PressError(
@@ -71,7 +73,7 @@ class PressRunner:
             token_budget=token_budget,
             progress=progress,
         )
-        return scores, state.kept
+        return scores, self._checked(replace(state.kept, unpressed=unpressed))
 
     def generate(
         self,
@@ -79,13 +81,27 @@ class PressRunner:
         decoding: Decoding,
         pressed: int,
         progress: Progress | None,
+        protect: tuple[int, int] = (0, 0),
     ) -> tuple[Decoded, KeptCache]:
-        """Decode ``decoding`` with its first ``pressed`` prompt tokens read under the press."""
+        """Decode ``decoding`` with its first ``pressed`` prompt tokens read under the press (the positions
+        ``protect`` among them kept whole: a part of the instruction before the document)."""
         prompt = decoding.prompt
         pressed = min(pressed, len(prompt) - 1)
-        if pressed < 1:
+        if pressed - (protect[1] - protect[0]) < 1:
             raise PressError(f"press {self.spec}: the prompt has no context before its instruction to press")
         state = read_pressed(
-            self.model, prompt[:pressed], prompt[pressed:-1], self.press, self.spec, progress
+            self.model, prompt[:pressed], prompt[pressed:-1], self.press, self.spec, progress, protect
         )
-        return decode_pressed(self.model, tokenizer, state, decoding, progress), state.kept
+        kept = self._checked(replace(state.kept, unpressed=len(prompt) - pressed))
+        return decode_pressed(self.model, tokenizer, state, decoding, progress), kept
+
+    def _checked(self, kept: KeptCache) -> KeptCache:
+        """``kept``, unless the press kept every entry it was given at a ratio above 0: a press that did
+        nothing must not be reported as a pressed read (its row would be a null against the full cache)."""
+        if self.spec.ratio > 0 and kept.mean_kept >= kept.pressed:
+            raise PressError(
+                f"press {self.spec} kept all {kept.pressed} context tokens it was given "
+                f"({kept.unpressed + kept.protected} more read uncompressed): it compressed nothing, so this "
+                "read is not a pressed one; a context this short cannot show a press"
+            )
+        return kept
