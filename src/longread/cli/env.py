@@ -29,17 +29,22 @@ def env_command(
     """What this install is: Python, longread, every library that can move a number, torch's threads and
     devices, and how the installed versions differ from the checkout's lock. Paste it into a bug report."""
     from longread.runs.config import current_git_commit
-    from longread.runs.lock_file import checkout_lock, differences, installed_here, read
+    from longread.runs.lock_file import differences, installed_here, read, required, venv_lock
     from longread.runs.software import compute_facts, software
 
     record: dict[str, Any] = {"software": software(), "git_commit": current_git_commit()}
     record["compute"] = compute_facts()
-    lock = checkout_lock()
-    record["lock"] = (
-        None
-        if lock is None
-        else {"file": str(lock), "differences": differences(installed_here(), read(lock))}
-    )
+    found = venv_lock()
+    if found is None:
+        record["lock"] = None
+    else:
+        lock, extras = found
+        needed = None if extras is None else required(extras)
+        record["lock"] = {
+            "file": str(lock),
+            "extras": extras,
+            "differences": differences(installed_here(), read(lock), needed),
+        }
     if model is not None:
         record["model"] = _model_record(model)
     typer.echo(json.dumps(record, indent=2, sort_keys=True) if as_json else _text(record))

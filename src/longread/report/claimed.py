@@ -25,9 +25,12 @@ def adjusted_p(differences: Sequence[PairedDifference]) -> list[float | None]:
 
 
 def family_words(adjusted: Sequence[float | None]) -> str:
-    """``12 comparisons, Holm-adjusted`` — what the page says of its family."""
+    """What the page says of its family: ``Holm p is adjusted over the page's 12 comparisons,
+    Holm-adjusted``, or, where no row can make a claim, that none was tested."""
     k = family_size(adjusted)
-    return f"{k} comparison{'s' if k != 1 else ''}, Holm-adjusted"
+    if k == 0:
+        return "no row has the five books a claim needs, so none is tested (Holm p —)"
+    return f"Holm p is adjusted over the page's {k} comparison{'s' if k != 1 else ''}, Holm-adjusted"
 
 
 def evidence(d: PairedDifference, p_adjusted: float | None) -> Evidence:

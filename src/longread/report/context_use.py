@@ -173,8 +173,8 @@ def write_context_use(
         "Each control perturbs the document beyond its last K tokens and is paired with the intact run "
         "instance by instance: difference = controlled − intact, with a 95% interval that "
         f"{level_words([r.level for r in rows], any(r.books for r in rows))}; p goes with the interval "
-        "(right/wrong metrics: the larger of McNemar's exact p and the clustered t test's), Holm p is "
-        f"adjusted over the page's {family_words([r.p_adjusted for r in rows])}. A row pooled over every "
+        "(right/wrong metrics: the larger of McNemar's exact p and the clustered t test's); "
+        f"{family_words([r.p_adjusted for r in rows])}. A row pooled over every "
         "x pairs each instance once (its mean over its x values). "
         f"Rule: {CLAIM_RULE}.",
         "",

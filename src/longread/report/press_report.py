@@ -183,7 +183,7 @@ def write_presses(
         "Each press × ratio is paired with the full-cache run instance by instance: difference = pressed − "
         f"full, with a 95% interval that {level_words([r.level for r in rows], any(r.books for r in rows))}; "
         "p goes with the interval (right/wrong metrics: the larger of McNemar's exact p and the clustered t "
-        f"test's), Holm p is adjusted over the page's {family_words([r.p_adjusted for r in rows])}. "
+        f"test's), {family_words([r.p_adjusted for r in rows])}. "
         f"Rule: {CLAIM_RULE}. The press compresses the context "
         "only (never the question or the candidates); kept = cache entries per pressed layer (mean). "
         "Peak RSS: the process's, sampled while the setting ran; the settings share one process, so after "

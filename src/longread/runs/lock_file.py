@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PROJECT = "longread"
 
@@ -40,6 +41,63 @@ def checkout_lock() -> Path | None:
     """``locks/main.txt`` of the checkout longread runs from (an editable install), or None (a wheel)."""
     lock = Path(__file__).resolve().parents[3] / "locks" / "main.txt"
     return lock if lock.is_file() else None
+
+
+INSTALL_RECORD = "longread-install.json"
+"""Written by ``make`` into each venv it builds: the lock and the extras that venv was installed from."""
+
+
+def install_record(prefix: str | Path | None = None) -> dict[str, Any] | None:
+    """The venv's install record (``{"lock": "locks/presses.txt", "extras": ["dev"], …}``), or None where
+    ``make`` did not build this environment."""
+    path = Path(prefix if prefix is not None else sys.prefix) / INSTALL_RECORD
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("lock"), str) else None
+
+
+def venv_lock() -> tuple[Path, list[str] | None] | None:
+    """The lock this venv was installed from and its extras (None: every extra), in the checkout longread
+    runs from; without an install record, ``locks/main.txt`` and every extra; None outside a checkout."""
+    root = Path(__file__).resolve().parents[3]
+    record = install_record()
+    if record is not None:
+        lock = root / record["lock"]
+        extras = record.get("extras")
+        return (
+            (lock, [str(e) for e in extras] if isinstance(extras, list) else None) if lock.is_file() else None
+        )
+    main = checkout_lock()
+    return None if main is None else (main, None)
+
+
+def required(extras: list[str]) -> set[str]:
+    """Canonical names of every distribution the project needs with ``extras``: its requirements whose
+    markers hold, and theirs, as installed here (a requirement not installed is named, not followed)."""
+    from packaging.requirements import Requirement
+
+    needed: set[str] = set()
+    todo: list[tuple[str, tuple[str, ...]]] = [(PROJECT, tuple(extras))]
+    while todo:
+        name, wanted = todo.pop()
+        try:
+            requirements = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for text in requirements:
+            requirement = Requirement(text)
+            environments = [{"extra": e} for e in wanted] or [{"extra": ""}]
+            if requirement.marker is not None and not any(
+                requirement.marker.evaluate(e) for e in environments
+            ):
+                continue
+            key = canonical(requirement.name)
+            if key not in needed:
+                needed.add(key)
+                todo.append((requirement.name, tuple(requirement.extras)))
+    return needed
 
 
 def installed(python: str | Path) -> dict[str, str]:
@@ -84,9 +142,10 @@ def read(lock: Path) -> dict[str, str]:
     return pins
 
 
-def differences(found: dict[str, str], pins: dict[str, str]) -> list[str]:
+def differences(found: dict[str, str], pins: dict[str, str], needed: set[str] | None = None) -> list[str]:
     """One line per distribution installed at another version, installed but not locked, or locked but
-    not installed."""
+    not installed (with ``needed``, only where this install's extras need it: a venv made with the
+    ``dev`` extra alone lacks the test extras' packages by design)."""
     lines = []
     for name in sorted(found.keys() | pins.keys()):
         have, want = found.get(name), pins.get(name)
@@ -95,7 +154,8 @@ def differences(found: dict[str, str], pins: dict[str, str]) -> list[str]:
         if want is None:
             lines.append(f"{name}=={have} is installed but not in the lock")
         elif have is None:
-            lines.append(f"{name}=={want} is locked but not installed")
+            if needed is None or name in needed:
+                lines.append(f"{name}=={want} is locked but not installed")
         else:
             lines.append(f"{name} is {have}, the lock says {want}")
     return lines

@@ -206,8 +206,9 @@ def test_remembered_gutenberg_books_are_left_out_and_the_probe_reads_the_same_bo
         json_module.dumps({"model": {"spec": "smollm2"}, "rule": "cloze>=0.3", "books": verdicts})
     )
     left = tmp_path / "left" / "nqa.jsonl"
-    result = CliRunner().invoke(app, ["build", "muld/narrativeqa", "--source", str(checkout), "--out", str(left),
-                                      "--min-tokens", "20", "--exclude-remembered", str(probes)])  # fmt: skip
+    command = ["build", "muld/narrativeqa", "--source", str(checkout), "--out", str(left),
+               "--min-tokens", "20", "--exclude-remembered", str(probes)]  # fmt: skip
+    result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     assert "1 of the 2 books probed are remembered by smollm2 (105)" in result.output
     assert "left out on purpose 2" in result.output
