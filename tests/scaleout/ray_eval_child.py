@@ -10,6 +10,10 @@ Arguments: DATA OUT. Makes, under OUT, ChapterBreak runs of a tiny random GPT-2 
 - ``strict_one`` / ``strict_ray``: without truncation (some samples fail), one process and Ray;
 - ``shuffled_one`` / ``shuffled_ray``: the prefix shuffled beyond its last 16 tokens, one process and Ray;
 
+- ``cal_one`` / ``cal_ray``: a calibration (a copy planted 128 tokens back, ``none`` at K 32 and 256), one
+  process and Ray (the tokens counted by a replica);
+- ``abl_one`` / ``abl_ray``: an ablation (``shuffle`` at K 16), one process and Ray;
+
 and tries replicas of a model that does not exist (report["bad_model"]: the error).
 
 and writes OUT/report.json with what happened (calls, rescheduled requests, causes, wall times).
@@ -62,6 +66,21 @@ def kill_before(backend: RayBackend, call: int, victims: list[Any]) -> None:
     backend.on_call = hook
 
 
+def calibrate_and_ablate(data: Path, out: Path, one: Any, backend: RayBackend) -> None:
+    """The same calibration and ablation in one process and on the replicas."""
+    from longread.calibration.run import CalibrationPlan, run_calibration
+    from longread.report.ablation import run_ablation
+
+    def short() -> ChapterBreakTask:
+        return ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(512,), suffix_tokens=24))
+
+    plan = CalibrationPlan(distances=(128,), controls=("none",), keep_last=(32, 256), copy_tokens=16, seed=0)
+    for name, chosen in (("one", one), ("ray", backend)):
+        run_calibration(short, data, chosen, out / f"cal_{name}", plan, OPTIONS, count=chosen.count_tokens)
+        shuffle = [ControlSettings("shuffle", keep_last=16, seed=0)]
+        run_ablation(short, data, chosen, out / f"abl_{name}", shuffle, OPTIONS)
+
+
 def main(data: Path, out: Path) -> None:
     report: dict[str, Any] = {}
     started = time.monotonic()
@@ -102,6 +121,7 @@ def main(data: Path, out: Path) -> None:
     report["stopped"]["resumed_skipped_done"] = resumed.skipped_done
     # Requests that fail inside a replica fail their own samples only, with the one-process message.
     run_task(make_task(truncate=False), data, backend, out / "strict_ray", OPTIONS)
+    calibrate_and_ablate(data, out, one, backend)
     backend.shutdown()
     try:
         wrap_with_ray("hf:/no/such/model", {"threads": 1}, workers=1)  # one replica says it as two would

@@ -138,3 +138,20 @@ def test_the_command_line_runs_on_ray_with_the_same_results(runs: tuple[Path, di
         json.loads((out / name / "config.json").read_text())["config_hash"] for name in ("cli-one", "cli-ray")
     }
     assert len(hashes) == 1
+
+
+def test_calibrate_and_ablate_on_ray_give_the_one_process_bytes(runs: tuple[Path, dict[str, Any]]) -> None:
+    """The calibration's copy is planted in the model's tokens, counted by a replica when the model runs on
+    Ray (the caller holds no model): the planted data, every run and the verdicts are the one process's."""
+    out, _ = runs
+    one, ray = out / "cal_one", out / "cal_ray"
+    assert (ray / "planted.jsonl").read_bytes() == (one / "planted.jsonl").read_bytes()
+    assert (ray / "calibration.json").read_bytes() == (one / "calibration.json").read_bytes()
+    for run in ("unplanted/intact", "planted/intact", "planted/none-k32", "planted/none-k256"):
+        assert _sorted_rows(ray / run) == _sorted_rows(one / run) and _sorted_rows(one / run), run
+    calibration = json.loads((one / "calibration.json").read_text())
+    assert calibration["distances"] == [128] and calibration["rows"]
+    assert (out / "abl_ray" / "context_use.json").read_bytes() == (
+        out / "abl_one" / "context_use.json"
+    ).read_bytes()
+    assert _sorted_rows(out / "abl_ray" / "shuffle-k16") == _sorted_rows(out / "abl_one" / "shuffle-k16")

@@ -21,11 +21,14 @@ from longread.cli.options import (
     MaxLengthOption,
     ModelOption,
     QuietOption,
+    RayOption,
+    RayWorkersOption,
     TaskSettingOption,
     ThreadsOption,
     backend_from_options,
     fail,
     parse_task_options,
+    ray_for_command,
 )
 from longread.cli.planning import TargetEffectOption, announce_plan
 from longread.errors import LongreadError
@@ -77,6 +80,8 @@ def ablate_command(
     max_length: MaxLengthOption = None,
     quiet: QuietOption = False,
     target_effect: TargetEffectOption = None,
+    ray: RayOption = None,
+    ray_workers: RayWorkersOption = None,
 ) -> None:
     """Does the model use what it read? The intact run and each context control × K on the same samples,
     paired instance by instance: differences with 95% intervals, p-values, one sentence each, a plot."""
@@ -113,10 +118,12 @@ def ablate_command(
     announce = RunAnnouncer(out)
 
     try:
-        backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
-                                       prefill_chunk=512, threads=threads, max_length=max_length)  # fmt: skip
-        files = run_ablation(lambda: make_task(task, settings), data, backend, out, plans, run_options,
-                             on_run=announce, metrics=names)  # fmt: skip
+        with ray_for_command(ray, ray_workers) as on_ray:
+            backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
+                                           prefill_chunk=512, threads=threads, max_length=max_length,
+                                           ray=on_ray)  # fmt: skip
+            files = run_ablation(lambda: make_task(task, settings), data, backend, out, plans, run_options,
+                                 on_run=announce, metrics=names)  # fmt: skip
     except KeyboardInterrupt as interrupt:
         raise announce.interrupted(interrupt) from None
     except LongreadError as exc:

@@ -23,11 +23,14 @@ from longread.cli.options import (
     MaxLengthOption,
     ModelOption,
     QuietOption,
+    RayOption,
+    RayWorkersOption,
     TaskSettingOption,
     ThreadsOption,
     backend_from_options,
     fail,
     parse_task_options,
+    ray_for_command,
 )
 from longread.cli.planning import TargetEffectOption, announce_plan
 from longread.errors import LongreadError
@@ -84,6 +87,8 @@ def calibrate_command(
     max_length: MaxLengthOption = None,
     quiet: QuietOption = False,
     target_effect: TargetEffectOption = None,
+    ray: RayOption = None,
+    ray_workers: RayWorkersOption = None,
 ) -> None:
     """Plant a copy of the answer in the distant context and check that the context controls find it:
     verdicts per distance × control × K, and the copy horizon."""
@@ -116,16 +121,18 @@ def calibrate_command(
 
     options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
     try:
-        backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
-                                       prefill_chunk=512, threads=threads, max_length=max_length)  # fmt: skip
-        count = getattr(backend, "count_tokens", None)
-        if not callable(count):
-            raise CalibrationError(
-                f"{model}: this backend cannot count its tokens, and the copy is planted in the model's "
-                "tokens; use a local, GGUF or served model"
-            )
-        files = run_calibration(lambda: make_task(task, settings), data, backend, out, plan, options,
-                                count=count, on_run=announce)  # fmt: skip
+        with ray_for_command(ray, ray_workers) as on_ray:
+            backend = backend_from_options(model, device=device, dtype=dtype, mode="shared", batch_size=8,
+                                           prefill_chunk=512, threads=threads, max_length=max_length,
+                                           ray=on_ray)  # fmt: skip
+            count = getattr(backend, "count_tokens", None)
+            if not callable(count):
+                raise CalibrationError(
+                    f"{model}: this backend cannot count its tokens, and the copy is planted in the model's "
+                    "tokens; use a local, GGUF, served or Ray-replicated model"
+                )
+            files = run_calibration(lambda: make_task(task, settings), data, backend, out, plan, options,
+                                    count=count, on_run=announce)  # fmt: skip
     except KeyboardInterrupt as interrupt:
         raise announce.interrupted(interrupt) from None
     except LongreadError as exc:

@@ -70,6 +70,11 @@ class Replica:
             "runtime": dict(runtime()) if callable(runtime) else {},
         }
 
+    def count_tokens(self, texts: list[str]) -> list[int] | None:
+        """Each text's tokens as the model counts them (None: the model cannot count its tokens)."""
+        count = getattr(self.backend, "count_tokens", None)
+        return [int(count(text)) for text in texts] if callable(count) else None
+
     def call(self, kind: str, requests: list[Any]) -> tuple[bool, Any]:
         """(True, answers) or (False, the exception) — returned, not raised, so it arrives unwrapped."""
         from longread.evaluation.dispatch import ask
@@ -154,6 +159,7 @@ class RayBackend:
         self.lost_workers: list[str] = []
         """Why each dropped replica died."""
         self._incidents: list[Incident] = []
+        self._counted: dict[str, int] = {}
         self.on_call: Callable[[int], None] | None = None
         """Called with the call's number before each call (tests kill a replica from here)."""
 
@@ -184,6 +190,23 @@ class RayBackend:
         for replica in self.actors:
             self.ray.kill(replica)
         self.live = []
+
+    def count_tokens(self, text: str) -> int:
+        """The text's tokens as the replicas' model counts them (a budget, a planted copy's distance), asked
+        of a live replica: the caller may not hold the model's files. Refused where the model cannot."""
+        if text not in self._counted:
+            for replica in list(self.live):
+                try:
+                    counted = self.ray.get(replica.count_tokens.remote([text]))
+                except self.ray.exceptions.RayError:
+                    continue  # a dead replica: ask the next
+                if counted is None:
+                    raise LongreadError(f"{self.spec}: this model cannot count its tokens")
+                self._counted[text] = int(counted[0])
+                break
+            else:
+                raise FatalBackendError(f"no Ray replica of {self.spec!r} is left to count tokens")
+        return self._counted[text]
 
     # ------------------------------------------------------------ requests
 
