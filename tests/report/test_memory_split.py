@@ -2,7 +2,8 @@
 
 The probe folder is written here with the run's own model description (the format `probe memory` writes;
 the probes themselves are tested in tests/probes/test_memory.py); the outcomes of the run are set per
-book so that the split and its book-level bootstrap can be computed independently.
+book so that the split and its book-level intervals can be computed independently. The intervals' coverage
+is measured here too, by simulation (two groups of books, unequal sizes, books that differ).
 """
 
 from __future__ import annotations
@@ -28,10 +29,14 @@ from tests.fake_backends import ScriptedLM
 from tests.helpers import synthetic_book
 
 TASK = ChapterBreakTask(ChapterBreakSettings(prefix_lengths=(32,), suffix_tokens=16))
-BOOKS = ("a", "b", "c", "d", "e")
-REMEMBERED, FORGOTTEN, UNPROBED = ("a", "b"), ("c", "d"), ("e",)
+REMEMBERED, FORGOTTEN, UNPROBED = ("a", "b", "c", "d", "e"), ("f", "g", "h", "i", "j"), ("k",)
+BOOKS = (*REMEMBERED, *FORGOTTEN, *UNPROBED)
 # Per book, the outcome of its instances in order (cycled when a book has more).
-OUTCOMES = {"a": [True], "b": [True, False], "c": [False], "d": [True, False, False], "e": [True]}
+OUTCOMES = {
+    "a": [True], "b": [True, False], "c": [True, True, False], "d": [False, True], "e": [True],
+    "f": [False], "g": [True, False, False], "h": [False, False, True], "i": [False], "j": [True, False],
+    "k": [True],
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +91,20 @@ def _by_book(run: Path) -> dict[str, list[float]]:
     return out
 
 
-def test_the_split_and_its_book_level_bootstrap_match_a_hand_computation(run: Path, tmp_path: Path) -> None:
+def _cr2(books: list[list[float]]) -> tuple[float, float, float]:
+    """A side's mean, its CR2 variance and Bell–McCaffrey's degrees of freedom, written out by hand."""
+    values = [v for book in books for v in book]
+    n, m = len(values), sum(values) / len(values)
+    variance = sum(sum(v - m for v in book) ** 2 / (1 - len(book) / n) for book in books) / n**2
+    sizes = np.array([len(book) for book in books], dtype=float)
+    a = (1 - sizes / n) ** -0.5
+    matrix = np.outer(a, a) * (np.diag(sizes) - np.outer(sizes, sizes) / n) / n**2
+    return m, variance, float(np.trace(matrix) ** 2 / np.sum(matrix * matrix))
+
+
+def test_the_split_and_its_book_level_intervals_match_a_hand_computation(run: Path, tmp_path: Path) -> None:
+    from scipy import stats
+
     verdicts = {**dict.fromkeys(REMEMBERED, True), **dict.fromkeys(FORGOTTEN, False)}
     probes = _probe_folder(tmp_path / "probes", _run_model(run), verdicts)
     files = build_report([run], tmp_path / "report", memory=load_verdicts(probes))
@@ -94,37 +112,63 @@ def test_the_split_and_its_book_level_bootstrap_match_a_hand_computation(run: Pa
     by_book = _by_book(run)
     assert sorted(by_book) == list(BOOKS)
 
-    def mean(books: tuple[str, ...]) -> float:
-        values = [v for book in books for v in by_book[book]]
-        return sum(values) / len(values)
-
     remembered, forgotten, unprobed = (split.side(g) for g in ("remembered", "not remembered", "not probed"))
-    assert (remembered.books, forgotten.books, unprobed.books) == (2, 2, 1)
+    assert (remembered.books, forgotten.books, unprobed.books) == (5, 5, 1)
     assert remembered.instances == sum(len(by_book[b]) for b in REMEMBERED)
-    assert remembered.value == pytest.approx(mean(REMEMBERED))
-    assert forgotten.value == pytest.approx(mean(FORGOTTEN))
-    assert unprobed.value == pytest.approx(mean(UNPROBED)) and unprobed.ci_low is None  # one book
-    assert split.difference == pytest.approx(mean(REMEMBERED) - mean(FORGOTTEN))
-    # Book-level bootstrap by hand: each side's books drawn with replacement, all their instances.
-    rng = np.random.default_rng(0)
-    sides = [[by_book[b] for b in REMEMBERED], [by_book[b] for b in FORGOTTEN]]
-    differences = []
-    for _ in range(2000):
-        means = []
-        for books in sides:
-            picks = rng.integers(0, len(books), size=len(books))
-            values = [v for pick in picks for v in books[pick]]
-            means.append(sum(values) / len(values))
-        differences.append(means[0] - means[1])
-    low, high = np.percentile(differences, [2.5, 97.5])
-    assert (split.ci_low, split.ci_high) == (pytest.approx(low), pytest.approx(high))
-    assert split.ci_low <= split.difference <= split.ci_high and split.ci_low < split.ci_high
-
+    assert unprobed.ci_low is None  # one book speaks for no books
+    sides = [_cr2([by_book[b] for b in group]) for group in (REMEMBERED, FORGOTTEN)]
+    for side, (m, variance, df) in zip((remembered, forgotten), sides, strict=True):
+        half = stats.t.ppf(0.975, df) * variance**0.5
+        assert side.value == pytest.approx(m)
+        assert (side.ci_low, side.ci_high) == (pytest.approx(m - half), pytest.approx(m + half))
+    # the difference of two independent groups: variances summed, Welch–Satterthwaite's degrees of freedom
+    (ma, va, da), (mb, vb, db) = sides
+    df = (va + vb) ** 2 / (va**2 / da + vb**2 / db)
+    half = stats.t.ppf(0.975, df) * (va + vb) ** 0.5
+    assert split.difference == pytest.approx(ma - mb)
+    assert (split.ci_low, split.ci_high) == (pytest.approx(ma - mb - half), pytest.approx(ma - mb + half))
     markdown = files.markdown.read_text()
     assert "Split by memory:" in markdown and "remembered: a: cloze 0.60; b: cloze 0.60" in markdown
     stored = json.loads(files.json_file.read_text())["memory"] if files.json_file else None
-    assert stored is not None and stored["remembered"] == ["a", "b"]
+    assert stored is not None and stored["remembered"] == list(REMEMBERED)
     assert stored["splits"][0]["difference"] == pytest.approx(split.difference)
+
+
+@pytest.mark.parametrize(("books", "bases", "spread"), [(5, (0.4, 0.4), 1.0), (5, (0.6, 0.3), 1.0),
+                                                         (10, (0.2, 0.1), 0.5)])  # fmt: skip
+def test_the_split_difference_covers_the_truth_in_95_percent_of_simulated_runs(
+    books: int, bases: tuple[float, float], spread: float
+) -> None:
+    """Two groups of books, 1–20 instances a book, each book's rate drawn around its group's (logit-normal):
+    the difference's interval holds the true difference in ≥ 94% of 1,000 runs (measured 0.943–0.957;
+    the percentile bootstrap it replaced is the one that held 82–87% at 5 books)."""
+    from longread.report.memory_split import side_interval, welch_interval
+
+    rng = np.random.default_rng(7)
+    centres = [float(np.log(b / (1 - b))) for b in bases]
+    draws = rng.normal(0.0, spread, 400_000)
+    truth = float(
+        np.mean(1 / (1 + np.exp(-(centres[0] + draws)))) - np.mean(1 / (1 + np.exp(-(centres[1] + draws))))
+    )
+
+    def mean(values: list[float]) -> float | None:
+        return float(np.mean(values)) if values else None
+
+    held = 0
+    for _ in range(1000):
+        groups = []
+        for centre in centres:
+            rates = 1 / (1 + np.exp(-(centre + rng.normal(0.0, spread, books))))
+            sizes = rng.integers(1, 21, books)
+            groups.append(
+                {f"b{g}": [float(v) for v in rng.random(sizes[g]) < rates[g]] for g in range(books)}
+            )
+        a, b = (side_interval(group, mean, corpus=False) for group in groups)
+        assert a is not None and b is not None
+        flat = [[v for values in group.values() for v in values] for group in groups]
+        low, high = welch_interval(float(np.mean(flat[0]) - np.mean(flat[1])), a, b)
+        held += low <= truth <= high
+    assert held >= 940, held
 
 
 def test_probes_of_another_model_are_refused_naming_both(run: Path, tmp_path: Path) -> None:

@@ -4,10 +4,12 @@ Every run's primary metric per x value (and pooled over every x), on the books t
 *remembers* against those it does not (books the probes cannot tell about in a column of their own), from
 the verdicts of ``longread probe memory``
 (:mod:`longread.probes.memory.verdicts`). A row's book is its ``book_id``. The unit that is remembered is
-the book, and a book's instances are not independent, so every interval is a **book-level** (cluster)
-bootstrap: books are resampled with replacement, each with all its instances; the difference
-(remembered − not) resamples each side's books on its own. A side with fewer than two books gets no
-interval (one book cannot show how books vary) — the counts of books and instances say so.
+the book, and a book's instances are not independent, so every interval is **by book**: a side's mean
+takes the CR2 cluster interval with Bell–McCaffrey's degrees of freedom (a corpus metric the
+delete-one-book jackknife), and the difference (remembered − not, two independent groups of books) the
+sum of the two sides' variances with Welch–Satterthwaite's degrees of freedom — the intervals whose
+coverage docs/statistics.md measures. A side with fewer than :data:`~longread.metrics.paired.MIN_BOOKS`
+books gets no interval (too few books to speak for books) — the counts of books and instances say so.
 
 The probes must be of the run's model: probes of another model are refused, naming both.
 """
@@ -27,6 +29,8 @@ from longread.evaluation.registry import make_task
 from longread.evaluation.results import x_value
 from longread.evaluation.rows import read_typed_rows
 from longread.metrics import group_sort_key
+from longread.metrics.cluster_t import TInterval, cluster_mean_interval, jackknife_interval, t_interval
+from longread.metrics.paired import MIN_BOOKS
 from longread.models.identity import model_name, same_model
 from longread.probes.memory.rule import CANNOT_TELL
 from longread.probes.memory.verdicts import MemoryVerdicts
@@ -34,8 +38,6 @@ from longread.report.grouped import selected_keys
 from longread.report.load import RunReport
 from longread.report.table import format_x
 
-SPLIT_RESAMPLES = 2000
-SPLIT_SEED = 0
 GROUPS = ("remembered", "not remembered", "cannot tell", "not probed")
 ALL_X = "all"
 
@@ -110,7 +112,7 @@ def memory_splits(runs: Sequence[RunReport], verdicts: MemoryVerdicts) -> list[M
         for x in sorted(by_x, key=lambda x: (x == ALL_X, group_sort_key(x))):
             if x == ALL_X and len(by_x) == 2:
                 continue  # one x value: the pooled row would repeat it
-            out.append(_split(run.label, x, metric.name, by_x[x], statistic))
+            out.append(_split(run.label, x, metric.name, by_x[x], statistic, metric.level == "corpus"))
     return out
 
 
@@ -148,8 +150,8 @@ def split_note(splits: Sequence[MemorySplit], verdicts: MemoryVerdicts) -> str:
         f"{splits[0].metric} by the memory of {verdicts.model_name} (probes: {verdicts.path.parent}; rule "
         f"{verdicts.rule}; remembered: {named}; cannot tell: {', '.join(unsure) or 'none'} — the probes "
         "neither reach the rule nor rule it out for these, so they are neither side of the difference). "
-        "Cells: value [95% CI] (books, instances); intervals "
-        f"resample books ({SPLIT_RESAMPLES} resamples, seed {SPLIT_SEED}), each with all its instances."
+        "Cells: value [95% CI] (books, instances); intervals by book (CR2 cluster t, a corpus metric the "
+        f"delete-one-book jackknife; the difference Welch–Satterthwaite), none below {MIN_BOOKS} books."
     )
 
 
@@ -166,15 +168,16 @@ def _split(
     metric: str,
     groups: dict[str, dict[str, list[Any]]],
     statistic: Callable[[list[Any]], float | None],
+    corpus: bool = False,
 ) -> MemorySplit:
     sides = []
+    intervals: dict[str, TInterval | None] = {}
     for group in GROUPS:
         books = groups.get(group, {})
-        values = [value for book in books.values() for value in book]
-        low = high = None
-        if len(books) >= 2:
-            estimates = _cluster_estimates([books], lambda parts: statistic(parts[0]), SPLIT_SEED)
-            low, high = _percentiles(estimates)
+        values = _flat(books)
+        interval = side_interval(books, statistic, corpus)
+        intervals[group] = interval
+        low, high = (None, None) if interval is None else (interval.low, interval.high)
         sides.append(
             SideScore(group, len(books), len(values), statistic(values) if values else None, low, high)
         )
@@ -182,12 +185,41 @@ def _split(
     difference = low = high = None
     if remembered and forgotten:
         difference = _difference([_flat(remembered), _flat(forgotten)], statistic)
-        if len(remembered) >= 2 and len(forgotten) >= 2:
-            estimates = _cluster_estimates(
-                [remembered, forgotten], lambda parts: _difference(parts, statistic), SPLIT_SEED
-            )
-            low, high = _percentiles(estimates)
+        both = intervals["remembered"], intervals["not remembered"]
+        if difference is not None and both[0] is not None and both[1] is not None:
+            low, high = welch_interval(difference, both[0], both[1])
     return MemorySplit(run, x, metric, tuple(sides), difference, low, high)
+
+
+def side_interval(
+    books: dict[str, list[Any]], statistic: Callable[[list[Any]], float | None], corpus: bool
+) -> TInterval | None:
+    """A side's interval by book (None below :data:`MIN_BOOKS` books, or where it is not finite)."""
+    if len(books) < MIN_BOOKS:
+        return None
+    items = _flat(books)
+    clusters = [book for book, values in books.items() for _ in values]
+    if corpus:
+
+        def on(indices: Any) -> float:
+            value = statistic([items[i] for i in indices])
+            return math.nan if value is None else float(value)
+
+        interval = jackknife_interval(on, len(items), clusters)
+    else:
+        interval = cluster_mean_interval([float(v) for v in items], clusters)
+    return interval if math.isfinite(interval.low) and math.isfinite(interval.high) else None
+
+
+def welch_interval(difference: float, a: TInterval, b: TInterval) -> tuple[float, float]:
+    """The difference of two independent groups' estimates: their variances summed, Welch–Satterthwaite's
+    degrees of freedom from each side's own."""
+    va, vb = a.se**2, b.se**2
+    if va + vb == 0:
+        return difference, difference
+    df = (va + vb) ** 2 / ((va**2 / a.df if va else 0.0) + (vb**2 / b.df if vb else 0.0))
+    interval = t_interval(difference, va + vb, df)
+    return interval.low, interval.high
 
 
 def _flat(books: dict[str, list[Any]]) -> list[Any]:
@@ -197,31 +229,6 @@ def _flat(books: dict[str, list[Any]]) -> list[Any]:
 def _difference(parts: list[list[Any]], statistic: Callable[[list[Any]], float | None]) -> float | None:
     a, b = statistic(parts[0]), statistic(parts[1])
     return None if a is None or b is None else a - b
-
-
-def _cluster_estimates(
-    sides: list[dict[str, list[Any]]], estimate: Callable[[list[list[Any]]], float | None], seed: int
-) -> list[float]:
-    """``estimate`` on each resample: every side's books drawn with replacement, all their instances."""
-    rng = np.random.default_rng(seed)
-    clusters = [list(side.values()) for side in sides]
-    out = []
-    for _ in range(SPLIT_RESAMPLES):
-        parts = []
-        for books in clusters:
-            picks = rng.integers(0, len(books), size=len(books))
-            parts.append([value for pick in picks for value in books[pick]])
-        value = estimate(parts)
-        if value is not None and math.isfinite(value):
-            out.append(value)
-    return out
-
-
-def _percentiles(estimates: list[float]) -> tuple[float | None, float | None]:
-    if not estimates:
-        return None, None
-    low, high = np.percentile(estimates, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def _statistic(metric: Any) -> Callable[[list[Any]], float | None]:
