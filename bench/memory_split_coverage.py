@@ -5,7 +5,7 @@ Each run draws, per side, B books with 1–20 right/wrong answers each, every bo
 around its side's (spread σ), and asks whether the difference's 95% interval
 (:func:`longread.report.memory_split.welch_interval` on each side's CR2 interval) holds the true
 difference (the two sides' expected rates, by Monte Carlo). Prints one line per cell; the table in
-docs/statistics.md is its output (1,000 runs a cell, seed 0).
+docs/statistics.md is its output with ``--runs 10000`` (seed 0; about 4 minutes).
 
     python bench/memory_split_coverage.py [--runs 1000]
 """
