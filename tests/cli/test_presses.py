@@ -92,6 +92,9 @@ def test_smollm2_press_zero_is_the_full_cache_to_the_bit_and_snapkv_keeps_half(
         rows[("snapkv", 0.5)]["full_cache_mb"] / 1.9
     )
     assert all(run["cost"]["peak_rss_mb"] > 100 for run in report["runs"])
+    # each setting starts after the memory earlier ones freed is handed back; later peaks are bounds
+    assert all(100 < run["cost"]["start_rss_mb"] <= run["cost"]["peak_rss_mb"] for run in report["runs"])
+    assert "after the first it is an upper bound" in (tmp_path / "presses.md").read_text()
     config = json.loads((tmp_path / "snapkv-0.5" / "config.json").read_text())["config"]["model"]
     assert config["press"] == "snapkv:0.5" and config["kvpress"] == "0.5.5"
     labels = [run.label for run in load_runs([tmp_path / "full", tmp_path / "snapkv-0.5"])]
