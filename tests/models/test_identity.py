@@ -7,7 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from longread.models.identity import computed_alike, how_they_differ, model_name, same_model, share_a_name
+from longread.models.identity import (
+    computed_alike,
+    how_they_differ,
+    model_name,
+    same_model,
+    share_a_name,
+    window_difference,
+)
 from tests.helpers import REPO_ROOT
 
 STORED = REPO_ROOT / "tests" / "data" / "stored_run" / "run" / "config.json"
@@ -34,7 +41,6 @@ def test_another_dtype_press_architecture_window_device_or_read_along_is_read_an
         ("press", "snapkv:0.5"),
         ("architecture", "LlamaForCausalLM"),  # random:llama has the same seed fingerprint as random:gpt2
         ("read_along_mode", "replay"),
-        ("max_length", "512"),  # the window decides what is cut: not a software difference
         ("device", "cuda:0"),
     ):
         other = {**local, field: value}
@@ -43,6 +49,16 @@ def test_another_dtype_press_architecture_window_device_or_read_along_is_read_an
         said = how_they_differ(local, other)
         assert said == [f"{field} {local.get(field) or 'none'} ≠ {value}"], said
     assert computed_alike(local, dict(local)) and how_they_differ(local, dict(local)) == []
+
+
+def test_another_window_is_compared_and_named() -> None:
+    """A window decides what is cut, not how the model computes: runs of two windows are compared (where
+    neither cut a row they agree) and the report names the windows beside any difference."""
+    local = _local()
+    other = {**local, "max_length": "512"}
+    assert computed_alike(local, other) and window_difference(local, other) == "max_length 1024 ≠ 512"
+    assert window_difference(local, dict(local)) is None
+    assert window_difference(local, {k: v for k, v in local.items() if k != "max_length"}) is None
 
 
 def test_a_press_at_ratio_zero_is_the_full_cache() -> None:

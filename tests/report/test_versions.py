@@ -166,3 +166,28 @@ def test_runs_of_one_name_read_another_way_are_named_not_compared(
         agreement["not_compared"] == f"weights_fingerprint {mine} ≠ 0000000000000000"
         and agreement["rows"] == 0
     )
+
+
+def test_runs_of_two_windows_are_compared_and_a_difference_is_put_to_the_windows(
+    smollm2_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Two runs that differ only in ``--max-length``: where neither window cut a row they agree and are said
+    to; where they differ the report names the windows, not the software."""
+    run, _ = smollm2_run
+    other = tmp_path / "window"
+    shutil.copytree(run, other)
+    stored = json.loads((other / "config.json").read_text())
+    window = stored["config"]["model"]["max_length"]
+    stored["config"]["model"]["max_length"] = "512"
+    (other / "config.json").write_text(json.dumps(stored))
+    markdown = build_report([run, other], tmp_path / "report").markdown.read_text()
+    assert (
+        f"log-probs within the tolerance (though the windows differ: max_length {window} ≠ 512)" in markdown
+    )
+    lines = (other / "samples.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["logprobs"][0] -= 1.0  # as if the shorter window had cut what this row read
+    (other / "samples.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    markdown = build_report([run, other], tmp_path / "report2").markdown.read_text()
+    assert f"differ past the tolerance**: the windows differ (max_length {window} ≠ 512)" in markdown
+    assert "do not compute the same numbers" not in markdown

@@ -3,9 +3,10 @@
 A description is a run's ``config.json`` ``model`` part (a backend's ``describe()``) or the model a probe
 recorded. Content hashes decide where both descriptions hold the same one; without one, any shared name
 of the weights does (a served model has only its name). Two runs of the same model are computed the same
-way when, besides, their architecture, dtype, window (``max_length``) and device (where both record them),
-KV-cache press and read-along mode (absent: none, the default; a press at ratio 0 is the full cache) are
-equal: only then should their log-probs agree to the tolerance.
+way when, besides, their architecture, dtype and device (where both record them), KV-cache press and
+read-along mode (absent: none, the default; a press at ratio 0 is the full cache) are equal: only then
+should their log-probs agree to the tolerance. Their windows (``max_length``) may differ: the numbers then
+agree where neither window cut a row, and the report names the windows beside any difference.
 """
 
 from __future__ import annotations
@@ -23,11 +24,21 @@ CONTENT_HASHES = (
 """Fields that fingerprint a model's files by content: equal where both hold one, or not the same model."""
 NAMES = ("spec", "name", "weights", "model", "id")
 """Fields that name a model's weights (a spec, a folder, a served model's name)."""
-BOTH_RECORDED = ("architecture", "dtype", "max_length", "device")
-"""Compared only where both descriptions hold them (a served model records none): the window decides what
-is cut, and another device computes other last digits."""
+BOTH_RECORDED = ("architecture", "dtype", "device")
+"""Compared only where both descriptions hold them (a served model records none): another device computes
+other last digits."""
+WINDOW = "max_length"
+"""The window: it decides what is cut, so runs of other windows agree only where neither cut a row. They
+are compared, and the report names the windows beside any difference (:func:`window_difference`)."""
 DEFAULTED = ("press", "read_along_mode")
 """Absent means the default (the full cache; one growing session): compared as given."""
+
+
+def window_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+    """``max_length 8192 ≠ 4096`` where both record a window and they differ, else None."""
+    if a.get(WINDOW) and b.get(WINDOW) and str(a[WINDOW]) != str(b[WINDOW]):
+        return f"{WINDOW} {a[WINDOW]} ≠ {b[WINDOW]}"
+    return None
 
 
 def _defaulted(model: Mapping[str, Any], key: str) -> str | None:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from longread.models.identity import computed_alike, how_they_differ, share_a_name
+from longread.models.identity import computed_alike, how_they_differ, share_a_name, window_difference
 from longread.models.tolerance import summed_logprob_tolerance, tolerance_rule
 from longread.report.load import RunReport
 from longread.report.versions import stored_config
@@ -58,6 +58,8 @@ class Agreement:
     """The key of the first shared row (in the later run's order) whose outputs differ."""
     not_compared: str | None = None
     """Why runs of one model's name were not compared (what differs in how it computed)."""
+    window: str | None = None
+    """``max_length 8192 ≠ 4096`` where the two windows differ: a difference may be what one cut."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,7 +84,8 @@ def agreements(runs: Sequence[RunReport]) -> list[Agreement]:
         if computed_alike(first_model, model):
             if first_rows is None:
                 first_rows = {str(row.get("key")): row for row in read_samples(runs[0].path)}
-            found.append(_agreement(runs[0].label, run.label, first_rows, read_samples(run.path)))
+            compared = _agreement(runs[0].label, run.label, first_rows, read_samples(run.path))
+            found.append(replace(compared, window=window_difference(first_model, model)))
         elif share_a_name(first_model, model):
             # not alike yet sharing a name: a content hash or a way of reading differs, and says which
             why = "; ".join(how_they_differ(first_model, model))
@@ -179,11 +182,16 @@ def agreement_lines(found: Sequence[Agreement]) -> list[str]:
                     f"{_outputs_said(a)}."
                 )
         else:
+            cause = (
+                f"the windows differ ({a.window}): a row one of them cut reads other tokens"
+                if a.window
+                else "these runs do not compute the same numbers"
+            )
             verdict = (
-                f"**{a.beyond} of {a.values} log-probs differ past the tolerance**: these runs do not "
-                "compute the same numbers"
+                f"**{a.beyond} of {a.values} log-probs differ past the tolerance**: {cause}"
                 if a.beyond
                 else f"all {a.values} log-probs within the tolerance"
+                + (f" (though the windows differ: {a.window})" if a.window else "")
             )
             lines.append(
                 f"{a.later} against {a.first}: {a.rows} shared rows; {verdict} ({a.rule}); largest |Δ| "
