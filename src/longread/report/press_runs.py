@@ -133,7 +133,9 @@ def run_presses(
         cost = _read_cost(path)
         if outcome.scored or cost is None:
             seconds = round(time.perf_counter() - started, 3)
-            cost = SettingCost(seconds, round(peak[0], 1), outcome.scored, round(start_rss, 1))
+            cost = SettingCost(
+                seconds, round(max(peak[0], start_rss), 1), outcome.scored, round(start_rss, 1)
+            )
             atomic_write_text(path / COST_FILE, json.dumps(asdict(cost), indent=2) + "\n")
         runs.append(PressRun(press, path, cost, len(outcome.errors)))
     backend.use_press(None)
