@@ -10,7 +10,7 @@ from transformers import PreTrainedTokenizerBase
 
 from longread.models.hf.batch_generate import TIE_MARGIN, Decoded, Decoding, generate_batch, generate_one
 from longread.models.hf.loading import LoadedModel, resolve_max_length
-from longread.models.hf.pressed.runner import PressRunner
+from longread.models.hf.pressed.runner import PressRunner, check_question
 from longread.models.hf.prompts import prepare_decoding
 from longread.models.hf.read_along import READ_ALONG_MODES, ReadAlongEngine, ReadAlongMode
 from longread.models.hf.shared_prefix import (
@@ -36,8 +36,6 @@ from longread.models.requests import (
     RollingResult,
 )
 from longread.models.tokens import (
-    EncodedGroup,
-    TokenEncoder,
     encode_request,
     rolling_windows,
     start_length,
@@ -46,24 +44,6 @@ from longread.models.tokens import (
 
 Mode = Literal["shared", "naive"]
 MODES: tuple[Mode, ...] = ("shared", "naive")
-
-
-SEAM_TOKENS = 2
-"""Tokens a question may gain where it meets the document (a token spanning the seam counts as question)."""
-
-
-def check_question(encoder: TokenEncoder, request: LoglikelihoodRequest, group: EncodedGroup) -> None:
-    """A pressed read leaves the question uncompressed, and nothing else: a count of question tokens
-    beyond the question's own (the whole context taken for question, as once happened under a control or
-    a cut) would press nothing of the document."""
-    if not request.question_chars:
-        return
-    alone = len(encoder.encode_plain(request.context[len(request.context) - request.question_chars :]))
-    if group.question_tokens > alone + SEAM_TOKENS:
-        raise PressError(
-            f"{group.question_tokens} tokens of the context were taken for its question, which has {alone}: "
-            "the document would not be pressed (a bug: please report it with the sample)"
-        )
 
 
 class HFTokenEncoder:

@@ -18,7 +18,8 @@ from longread.models.hf.pressed.prefill import KeptCache, pressed_prefill
 from longread.models.hf.pressed.reading import decode_pressed, read_pressed, score_pressed
 from longread.models.hf.shared_prefix import TokenScore
 from longread.models.press_spec import PressError, PressSpec, build_press, kvpress_version
-from longread.models.requests import Progress
+from longread.models.requests import LoglikelihoodRequest, Progress
+from longread.models.tokens import EncodedGroup, TokenEncoder
 
 CHECK_TOKENS = 96
 """Tokens of a first, throw-away pressed read that proves the press runs on this model before a run."""
@@ -105,3 +106,21 @@ class PressRunner:
                 "read is not a pressed one; a context this short cannot show a press"
             )
         return kept
+
+
+SEAM_TOKENS = 2
+"""Tokens a question may gain where it meets the document (a token spanning the seam counts as question)."""
+
+
+def check_question(encoder: TokenEncoder, request: LoglikelihoodRequest, group: EncodedGroup) -> None:
+    """A pressed read leaves the question uncompressed, and nothing else: a count of question tokens
+    beyond the question's own (the whole context taken for question, as once happened under a control or
+    a cut) would press nothing of the document."""
+    if not request.question_chars:
+        return
+    alone = len(encoder.encode_plain(request.context[len(request.context) - request.question_chars :]))
+    if group.question_tokens > alone + SEAM_TOKENS:
+        raise PressError(
+            f"{group.question_tokens} tokens of the context were taken for its question, which has {alone}: "
+            "the document would not be pressed (a bug: please report it with the sample)"
+        )
