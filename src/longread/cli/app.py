@@ -26,6 +26,7 @@ from longread.cli.demo_long import demo_long_app
 from longread.cli.env import env_app
 from longread.cli.eval import eval_app
 from longread.cli.export import export_app
+from longread.cli.horizon import horizon_app
 from longread.cli.info import info_app
 from longread.cli.interrupts import exit_code, received, signal_name, stop_on_signals
 from longread.cli.muld import muld_app
@@ -60,6 +61,7 @@ app.add_typer(report_app)  # longread report
 app.add_typer(ablate_app)  # longread ablate
 app.add_typer(calibrate_app)  # longread calibrate
 app.add_typer(presses_app)  # longread presses
+app.add_typer(horizon_app)  # longread horizon
 app.add_typer(read_app)  # longread read
 app.add_typer(demo_app)  # longread demo | demo-narrativexl
 app.add_typer(demo_long_app)  # longread demo-long

@@ -1,0 +1,194 @@
+"""The answer of a campaign per model × prefix length, from its runs: each K tried against the intact
+run, the copy horizon, the calibration gate and the sentence they allow.
+
+The page has two families, each Holm-adjusted on its own (:class:`longread.calibration.verdicts.Family`):
+the used-context comparisons (each K tried against the intact run, over every model × L) and the
+calibration (each distance's planted gain and the gates' three tests); every claim uses its adjusted p
+(:mod:`longread.metrics.claims`).
+
+- **Used context** at L: the smallest K tried such that every K tried from it up is a null; its bound is
+  the largest of those nulls' bounds (what the claim rules out); within δ when that bound is at most δ.
+  The next K tried below it is where use was shown (an effect) or could not be ruled out.
+- **Gate**: the planted copy at the nearest distance D beyond K (K ≤ D − copy): the intact run must use
+  it (an established gain) and the control at the same K must lose it (the calibration's ``detects``:
+  the gain no longer established and the drop of the planted score established). Only then is a null at
+  K written as "depends on no more than its last K tokens"; otherwise the page says the instrument could
+  not tell.
+- **Copy horizon**: as :func:`longread.calibration.verdicts.copy_horizon` (every distance up to it used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from longread.benchmarks.chapterbreak.io import load_instances
+from longread.calibration.run import placements
+from longread.calibration.verdicts import (
+    CalibrationRow,
+    Family,
+    Horizon,
+    compare,
+    controlled_row,
+    copy_horizon,
+    intact_row,
+)
+from longread.horizon import layout
+from longread.horizon.campaign import CampaignRecord, LengthRecord
+from longread.horizon.outcomes import read_outcomes, restrict
+from longread.metrics.claims import Claim
+from longread.metrics.paired import PairedScores
+
+
+@dataclass(frozen=True)
+class KeepRow:
+    keep: int
+    scores: PairedScores
+    claim: Claim
+    p_adjusted: float | None
+
+
+@dataclass
+class LengthAnswer:
+    model: str
+    length: int
+    paired: int
+    books: int | None
+    intact: float | None
+    keeps: list[KeepRow] = field(default_factory=list)
+    used: int | None = None
+    """The smallest K from which every K tried up is a null (None: not even the largest K tried)."""
+    bound: float | None = None
+    below: KeepRow | None = None
+    """The next K tried below ``used`` (None: ``used`` is 0 or nothing below was tried)."""
+    delta_keep: int | None = None
+    """The smallest K whose nulls from it up all lie within δ (None: none does)."""
+    copy_rows: list[CalibrationRow] = field(default_factory=list)
+    horizon: Horizon | None = None
+    gate_row: CalibrationRow | None = None
+    gate_reason: str = ""
+    record: LengthRecord | None = None
+
+    @property
+    def calibrated(self) -> bool:
+        return self.gate_row is not None and self.gate_row.verdict == "detects"
+
+
+@dataclass(frozen=True)
+class Families:
+    """The page's two families, each Holm-adjusted on its own: the used-context comparisons (every K
+    tried, every model × L) and the calibration (every planted gain and the gates' tests)."""
+
+    keeps: Family
+    calibration: Family
+
+
+def answers(out: Path, record: CampaignRecord) -> tuple[list[LengthAnswer], Families]:
+    """Every model × prefix length's answer and the families their claims were adjusted in."""
+    keeps: list[PairedScores] = []
+    calibration: list[PairedScores] = []
+    drafts = []
+    for model in record.models:
+        for length in record.plan.prefix_lengths:
+            draft = _draft(out, record, record.lengths[(model, length)])
+            drafts.append(draft)
+            keeps += [step.scores for step in draft["steps"]]
+            calibration += [*draft["gains"].values(), *(t for t in draft["gate"] if t is not None)]
+    families = Families(Family(keeps), Family(calibration))
+    return [_answer(draft, families, record.plan.delta) for draft in drafts], families
+
+
+def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> dict[str, Any]:
+    """The paired tests of one model × L, before the family's adjustment."""
+    model, length = here.model, here.length
+    ids = record.common.get(length, frozenset())
+    intact = restrict(read_outcomes(layout.length_dir(out, model, length) / "intact", length), ids)
+    gains: dict[int, PairedScores] = {}
+    where = {}
+    planted: dict[int, Any] = {}
+    for distance in here.distances if here.plantable else ():
+        file = layout.planted_file(out, model, length, distance)
+        where.update(placements(load_instances(file)))
+        planted[distance] = read_outcomes(
+            layout.planted_run(out, model, length, distance, "intact"), length, ids
+        )
+        gains[distance] = compare(intact, planted[distance])
+    gate: tuple[PairedScores | None, ...] = (None, None, None)
+    if here.gate is not None and here.gate.distance is not None:
+        d, k = here.gate.distance, here.gate.keep
+        name = f"{record.plan.control}-k{k}"
+        under = read_outcomes(layout.planted_run(out, model, length, d, name), length, ids)
+        unplanted = restrict(read_outcomes(layout.length_dir(out, model, length) / name, length), ids)
+        gate = (compare(unplanted, under), compare(planted[d], under), compare(intact, unplanted))
+    return {
+        "record": here,
+        "intact": intact,
+        "steps": here.steps,
+        "gains": gains,
+        "where": where,
+        "gate": gate,
+        "control": record.plan.control,
+    }
+
+
+def _answer(draft: dict[str, Any], families: Families, delta: float) -> LengthAnswer:
+    here: LengthRecord = draft["record"]
+    intact = draft["intact"]
+    books = len({book for _, book in intact.values()}) if intact else None
+    accuracy = sum(right for right, _ in intact.values()) / len(intact) if intact else None
+    answer = LengthAnswer(here.model, here.length, len(intact), books, accuracy, record=here)
+    keeps = families.keeps
+    answer.keeps = [
+        KeepRow(s.keep, s.scores, keeps.claim(s.scores), keeps.p(s.scores)) for s in draft["steps"]
+    ]
+    family = families.calibration
+    _used(answer, delta)
+    for distance, gain in sorted(draft["gains"].items()):
+        answer.copy_rows.append(intact_row(here.length, draft["where"][distance], gain, family))
+    answer.horizon = copy_horizon(answer.copy_rows, here.length) if answer.copy_rows else None
+    gate = here.gate
+    if gate is not None and gate.distance is not None and None not in draft["gate"]:
+        gain, effect, unplanted = draft["gate"]
+        answer.gate_row = controlled_row(
+            here.length,
+            draft["where"][gate.distance],
+            draft["control"],
+            gate.keep,
+            gain,
+            effect,
+            unplanted,
+            family,
+        )
+    answer.gate_reason = _gate_reason(answer, gate.reason if gate is not None else "not run")
+    return answer
+
+
+def _used(answer: LengthAnswer, delta: float) -> None:
+    """The used context, its bound, the K below it and the smallest K within δ (module docstring)."""
+    envelope = 0.0
+    descending = sorted(answer.keeps, key=lambda r: r.keep, reverse=True)
+    for index, row in enumerate(descending):
+        if row.claim.kind != "null" or row.claim.bound is None:
+            answer.below = row
+            return
+        envelope = max(envelope, row.claim.bound)
+        answer.used, answer.bound = row.keep, envelope
+        if envelope <= delta:
+            answer.delta_keep = row.keep
+        answer.below = descending[index + 1] if index + 1 < len(descending) else None
+
+
+def _gate_reason(answer: LengthAnswer, reason: str) -> str:
+    if answer.calibrated:
+        return ""
+    row = answer.gate_row
+    if row is None:
+        return reason
+    gain_row = next((r for r in answer.copy_rows if r.distance == row.distance), None)
+    if gain_row is not None and gain_row.verdict != "copies":
+        return f"the model was not shown to use a copy {row.distance:,} tokens back (gain {gain_row.claim})"
+    return (
+        f"a copy {row.distance:,} tokens back was used, but {row.control} at K = {row.keep_last:,} "
+        f"{'kept its gain' if row.verdict == 'misses' else 'was not shown to lose it'} ({row.verdict})"
+    )

@@ -1,0 +1,123 @@
+"""``longread horizon`` on real books with SmolLM2 and Gemma 3: the search, the calibration gate, the
+instances every model fitted, the dry run and the resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from longread.benchmarks.chapterbreak.io import write_instances
+from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
+from longread.cli.app import app
+from longread.horizon.campaign import kept_context
+from longread.horizon.plan import keep_grid
+from longread.horizon.search import Step
+from longread.metrics.paired import PairedScores
+from tests.calibration.data import bundled_instances
+from tests.models_fixtures import backend
+
+pytestmark = pytest.mark.slow
+LENGTH = 192
+SMALL = [
+    "--prefix-lengths", str(LENGTH), "--distances", "96", "--copy-tokens", "32", "--min-keep", "48",
+    "--refine", "1", "-o", "suffix_tokens=16", "--quiet",
+]  # fmt: skip
+"""As the calibration test's: a 32-token copy 96 tokens back, each candidate scored on its first 16 tokens,
+15 instances of 5 books with 3 negatives (the copy's gain is p < 0.01 there). K is searched on 96, 48, 0."""
+
+
+def cut_between_tokenizers(instance: ChapterBreakInstance) -> ChapterBreakInstance:
+    """The instance with its prefix cut so that SmolLM2 reads all 192 tokens of it and Gemma 3 (whose
+    larger vocabulary needs fewer tokens for the same text) cannot: fitted by one model, not both."""
+    smollm2, gemma3 = backend("smollm2"), backend("gemma3")
+    text = instance.prefix
+    start = next(s for s in range(len(text), 0, -20) if smollm2.count_tokens(text[s:]) >= LENGTH + 4)
+    cut = text[start:]
+    assert gemma3.count_tokens(cut) < LENGTH, "no cut fits SmolLM2 and not Gemma 3: pick another instance"
+    return instance.model_copy(update={"prefix": cut, "id": instance.id + "-cut"})
+
+
+def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
+    tmp_path: Path,
+) -> None:
+    instances = bundled_instances(3, negatives=3)
+    extra = cut_between_tokenizers(bundled_instances(4, negatives=3)[3])
+    data = tmp_path / "cb.jsonl"
+    write_instances([*instances, extra], data)
+    out = tmp_path / "horizon"
+    command = ["horizon", "chapterbreak", "--data", str(data), "--model", "smollm2", "--model", "gemma3",
+               "--out", str(out), *SMALL]  # fmt: skip
+
+    planned = CliRunner().invoke(app, [*command, "--dry-run"])
+    assert planned.exit_code == 0, planned.output
+    assert "16 instances from 5 books" in planned.output and "K searched from 96, 48, 0" in planned.output
+    assert "at most 7 runs" in planned.output  # intact, 3 K, 1 refinement, the planted intact, the gate
+    assert not (out / "smollm2").exists()  # nothing ran
+
+    done = CliRunner().invoke(app, command)
+    assert done.exit_code == 0, done.output
+    report = json.loads((out / "horizon.json").read_text())
+    assert report["common"] == {str(LENGTH): 15}  # the cut instance: SmolLM2 fitted it, Gemma 3 did not
+    for answer in report["answers"]:
+        assert answer["paired"] == 15 and answer["books"] == 5
+        check_search(answer)
+        check_gate(answer)
+    markdown = (out / "horizon.md").read_text()
+    assert (
+        "smollm2 at L = 192: fitted 16 of 16" in markdown and "gemma3 at L = 192: fitted 15 of 16" in markdown
+    )
+    assert "1 fitted here but not by every model" in markdown
+    assert (out / "horizon.png").stat().st_size > 10_000 and (out / "html" / "index.html").is_file()
+
+    again = CliRunner().invoke(app, command)  # resumed: every run finished, nothing scored again
+    assert again.exit_code == 0
+    assert json.loads((out / "horizon.json").read_text()) == report
+    assert "scored" not in again.output.replace("0 scored", "")
+
+
+def check_search(answer: dict) -> None:
+    """The K tried follow the rule: the grid down to the first K that is not a null, then one bisection."""
+    keeps = [row["keep"] for row in answer["keeps"]]
+    steps = [Step(row["keep"], scores(row)) for row in answer["keeps"]]
+    nulls = {step.keep: step.null for step in steps}
+    grid = keep_grid(LENGTH, 48)
+    walked = []
+    for keep in grid:
+        walked.append(keep)
+        if not nulls[keep]:
+            break
+    assert keeps[: len(walked)] == walked or sorted(keeps, reverse=True)[: len(walked)] == walked
+    refined = set(keeps) - set(walked)
+    assert len(refined) == (0 if all(nulls[k] for k in walked) else 1)
+    assert answer["used_context"] == kept_context(steps, LENGTH) or answer["used_context"] is None
+
+
+def check_gate(answer: dict) -> None:
+    """A "depends on no more than" sentence only where the planted copy shows the same control at the same
+    K finds use beyond K. SmolLM2 copies from 96 tokens back (measured: +0.67 [+0.33, +0.96], p 0.003);
+    Gemma 3, scoring candidates on 16 tokens, was not shown to (its gate is then not run)."""
+    (copy,) = answer["copy"]
+    assert copy["distance"] == 96
+    if answer["model"] == "smollm2":
+        assert copy["verdict"] == "copies"
+    used, gate = answer["used_context"], answer["gate"]
+    copied = copy["p"] < 0.01 and copy["ci_low"] > 0  # the copy the gate looks for (before adjustment)
+    if used is not None and used <= 96 - 32 and copied:
+        assert gate is not None and gate["keep_last"] == used and gate["distance"] == 96
+        assert gate["position"] == "perturbed"
+    else:
+        assert gate is None and answer["gate_reason"]
+    calibrated = gate is not None and gate["verdict"] == "detects"
+    assert answer["calibrated"] == calibrated
+    if calibrated:
+        assert "depend on" in answer["sentence"] and "The instrument sees use beyond" in answer["sentence"]
+    else:
+        assert "could not tell" in answer["sentence"] or "depend on more than" in answer["sentence"]
+
+
+def scores(row: dict) -> PairedScores:
+    fields = set(PairedScores.__dataclass_fields__)
+    return PairedScores(**{key: value for key, value in row.items() if key in fields})
