@@ -54,7 +54,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export VLLM_NO_USAGE_STATS := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: presses lock install demo demo-narrativexl demo-long demo-context test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
+.PHONY: presses lock install demo demo-narrativexl demo-long demo-context demo-horizon test test-ready check lint typecheck docs docs-cli module-seconds bench clean vllm
 
 install: $(STAMP)
 
@@ -152,6 +152,13 @@ demo-narrativexl: install
 # ChapterBreak at 1K with the prefix beyond its last 256 tokens replaced, paired instance by instance.
 demo-context: install
 	$(BIN)/longread demo-context --out $(DEMO_OUT)/context
+
+# How far back does SmolLM2 read? A small horizon campaign on the bundled novels: 20 instances of the 5
+# books at a 512-token prefix, the used context searched and gated by a copy planted 128 and 256 back.
+demo-horizon: install
+	$(BIN)/longread build chapterbreak bundled: --out $(DEMO_OUT)/horizon/cb.jsonl --prefix-tokens 1024
+	$(BIN)/longread horizon chapterbreak --data $(DEMO_OUT)/horizon/cb.jsonl --model smollm2 \
+		--out $(DEMO_OUT)/horizon --prefix-lengths 512 --distances 128,256 --sample 20
 
 # The whole window: Gemma 3 270M on ChapterBreak prefixes from 1K to 32K tokens, the memory curve drawn.
 demo-long: install

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -21,6 +22,8 @@ from tests.models_fixtures import backend
 
 pytestmark = pytest.mark.slow
 LENGTH = 192
+MODELS = ("smollm2", "random:gpt2")
+"""A second tokenizer decides which instances are fitted by both; a tiny random model has one (GPT-2's)."""
 SMALL = [
     "--prefix-lengths", str(LENGTH), "--distances", "96", "--copy-tokens", "32", "--min-keep", "48",
     "--refine", "1", "-o", "suffix_tokens=16", "--quiet",
@@ -29,26 +32,28 @@ SMALL = [
 15 instances of 5 books with 3 negatives (the copy's gain is p < 0.01 there). K is searched on 96, 48, 0."""
 
 
-def cut_between_tokenizers(instance: ChapterBreakInstance) -> ChapterBreakInstance:
-    """The instance with its prefix cut so that SmolLM2 reads all 192 tokens of it and Gemma 3 (whose
-    larger vocabulary needs fewer tokens for the same text) cannot: fitted by one model, not both."""
-    smollm2, gemma3 = backend("smollm2"), backend("gemma3")
+def cut_between_tokenizers(instance: ChapterBreakInstance) -> tuple[ChapterBreakInstance, str]:
+    """The instance with its prefix cut so that one model reads all 192 tokens of it and the other (another
+    tokenizer) cannot: fitted by one model, not both. Also the model that fits it."""
+    counts = {name: backend(name).count_tokens for name in MODELS}
     text = instance.prefix
-    start = next(s for s in range(len(text), 0, -20) if smollm2.count_tokens(text[s:]) >= LENGTH + 4)
-    cut = text[start:]
-    assert gemma3.count_tokens(cut) < LENGTH, "no cut fits SmolLM2 and not Gemma 3: pick another instance"
-    return instance.model_copy(update={"prefix": cut, "id": instance.id + "-cut"})
+    for start in range(len(text) - 400, 0, -5):
+        cut = text[start:]
+        fits = [name for name, count in counts.items() if count(cut) >= LENGTH + 2]
+        if len(fits) == 1 and all(count(cut) < LENGTH for name, count in counts.items() if name not in fits):
+            return instance.model_copy(update={"prefix": cut, "id": instance.id + "-cut"}), fits[0]
+    raise AssertionError("no cut of this prefix fits one tokenizer and not the other: pick another instance")
 
 
 def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     tmp_path: Path,
 ) -> None:
     instances = bundled_instances(3, negatives=3)
-    extra = cut_between_tokenizers(bundled_instances(4, negatives=3)[3])
+    extra, fitter = cut_between_tokenizers(bundled_instances(4, negatives=3)[3])
     data = tmp_path / "cb.jsonl"
     write_instances([*instances, extra], data)
     out = tmp_path / "horizon"
-    command = ["horizon", "chapterbreak", "--data", str(data), "--model", "smollm2", "--model", "gemma3",
+    command = ["horizon", "chapterbreak", "--data", str(data), "--model", MODELS[0], "--model", MODELS[1],
                "--out", str(out), *SMALL]  # fmt: skip
 
     planned = CliRunner().invoke(app, [*command, "--dry-run"])
@@ -60,15 +65,16 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     done = CliRunner().invoke(app, command)
     assert done.exit_code == 0, done.output
     report = json.loads((out / "horizon.json").read_text())
-    assert report["common"] == {str(LENGTH): 15}  # the cut instance: SmolLM2 fitted it, Gemma 3 did not
+    assert report["common"] == {str(LENGTH): 15}  # the cut instance: one model fitted it, the other did not
     for answer in report["answers"]:
         assert answer["paired"] == 15 and answer["books"] == 5
         check_search(answer)
         check_gate(answer)
+    assert report["answers"][0]["model"] == "smollm2" and report["answers"][0]["calibrated"]
     markdown = (out / "horizon.md").read_text()
-    assert (
-        "smollm2 at L = 192: fitted 16 of 16" in markdown and "gemma3 at L = 192: fitted 15 of 16" in markdown
-    )
+    other = next(name for name in MODELS if name != fitter)
+    assert f"{fitter} at L = 192: fitted 16 of 16; 0 read fewer than L tokens" in markdown
+    assert f"{other} at L = 192: fitted 15 of 16; 1 read fewer than L tokens" in markdown
     assert "1 fitted here but not by every model" in markdown
     assert (out / "horizon.png").stat().st_size > 10_000 and (out / "html" / "index.html").is_file()
 
@@ -78,7 +84,7 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     assert "scored" not in again.output.replace("0 scored", "")
 
 
-def check_search(answer: dict) -> None:
+def check_search(answer: dict[str, Any]) -> None:
     """The K tried follow the rule: the grid down to the first K that is not a null, then one bisection."""
     keeps = [row["keep"] for row in answer["keeps"]]
     steps = [Step(row["keep"], scores(row)) for row in answer["keeps"]]
@@ -95,7 +101,7 @@ def check_search(answer: dict) -> None:
     assert answer["used_context"] == kept_context(steps, LENGTH) or answer["used_context"] is None
 
 
-def check_gate(answer: dict) -> None:
+def check_gate(answer: dict[str, Any]) -> None:
     """A "depends on no more than" sentence only where the planted copy shows the same control at the same
     K finds use beyond K. SmolLM2 copies from 96 tokens back (measured: +0.67 [+0.33, +0.96], p 0.003);
     Gemma 3, scoring candidates on 16 tokens, was not shown to (its gate is then not run)."""
@@ -118,6 +124,6 @@ def check_gate(answer: dict) -> None:
         assert "could not tell" in answer["sentence"] or "depend on more than" in answer["sentence"]
 
 
-def scores(row: dict) -> PairedScores:
+def scores(row: dict[str, Any]) -> PairedScores:
     fields = set(PairedScores.__dataclass_fields__)
     return PairedScores(**{key: value for key, value in row.items() if key in fields})

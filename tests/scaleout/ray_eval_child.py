@@ -13,6 +13,8 @@ Arguments: DATA OUT. Makes, under OUT, ChapterBreak runs of a tiny random GPT-2 
 - ``cal_one`` / ``cal_ray``: a calibration (a copy planted 128 tokens back, ``none`` at K 32 and 256), one
   process and Ray (the tokens counted by a replica);
 - ``abl_one`` / ``abl_ray``: an ablation (``shuffle`` at K 16), one process and Ray;
+- ``hz_one`` / ``hz_ray``: a horizon campaign (``shuffle`` searched on K 256, 128, a copy 128 tokens
+  back, its gate), one process and Ray;
 
 and tries replicas of a model that does not exist (report["bad_model"]: the error).
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -79,6 +83,29 @@ def calibrate_and_ablate(data: Path, out: Path, one: Any, backend: RayBackend) -
         run_calibration(short, data, chosen, out / f"cal_{name}", plan, OPTIONS, count=chosen.count_tokens)
         shuffle = [ControlSettings("shuffle", keep_last=16, seed=0)]
         run_ablation(short, data, chosen, out / f"abl_{name}", shuffle, OPTIONS)
+        horizon(data, out / f"hz_{name}", chosen)
+
+
+def horizon(data: Path, out: Path, backend: Any) -> None:
+    """A small horizon campaign on one loaded backend (the one process's or the replicas)."""
+    from longread.horizon.campaign import Campaign, choose_instances
+    from longread.horizon.plan import HorizonPlan
+    from longread.horizon.progress import CampaignProgress
+    from longread.horizon.report import write_horizon
+    from longread.horizon.verdicts import answers
+
+    @contextmanager
+    def given(_: str) -> Iterator[Any]:
+        yield backend
+
+    plan = HorizonPlan((512,), "shuffle", min_keep=128, refine=1, distances={512: (128,)}, copy_tokens=16)
+    instances = choose_instances(data, out, OPTIONS)
+    progress = CampaignProgress(8, len(instances), lambda _: None)
+    campaign = Campaign(
+        out, plan, ["tiny"], {"suffix_tokens": "24"}, instances, progress, show_progress=False
+    )
+    record = campaign.run(given)
+    write_horizon(out, record, *answers(out, record))
 
 
 def main(data: Path, out: Path) -> None:

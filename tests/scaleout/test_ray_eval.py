@@ -156,3 +156,20 @@ def test_calibrate_and_ablate_on_ray_give_the_one_process_bytes(runs: tuple[Path
     ablated = {name: page.replace(str(out / name), "OUT") for name, page in pages.items()}
     assert ablated["abl_ray"] == ablated["abl_one"] and '"OUT/intact"' in ablated["abl_one"]
     assert _sorted_rows(out / "abl_ray" / "shuffle-k16") == _sorted_rows(out / "abl_one" / "shuffle-k16")
+
+
+def test_a_horizon_campaign_on_ray_gives_the_one_process_bytes(runs: tuple[Path, dict[str, Any]]) -> None:
+    """``longread horizon`` on replicas: the same instances, planted copies, runs it chose, page."""
+    out, _ = runs
+    one, ray = out / "hz_one", out / "hz_ray"
+    assert (ray / "horizon.json").read_bytes() == (one / "horizon.json").read_bytes()
+    assert (ray / "horizon.md").read_bytes() == (one / "horizon.md").read_bytes()
+    planted = "tiny/L512/planted-d128.jsonl"
+    assert (ray / planted).read_bytes() == (one / planted).read_bytes() and (one / planted).stat().st_size
+    runs_one = sorted(p.parent.relative_to(one) for p in one.glob("tiny/**/samples.jsonl"))
+    runs_ray = sorted(p.parent.relative_to(ray) for p in ray.glob("tiny/**/samples.jsonl"))
+    assert runs_ray == runs_one and len(runs_one) >= 4  # intact, the planted intact, at least two K
+    for run in runs_one:
+        assert _sorted_rows(ray / run) == _sorted_rows(one / run) and _sorted_rows(one / run), run
+    page = json.loads((one / "horizon.json").read_text())
+    assert [a["prefix_length"] for a in page["answers"]] == [512] and page["answers"][0]["keeps"]

@@ -34,7 +34,7 @@ def answer_sentence(a: LengthAnswer, control: str, delta: float) -> str:
             f"{where}, {a.model}'s answers depend on {what} ({bound}; {counts}){below}. The instrument "
             f"sees use beyond {a.used:,}: a copy of the answer planted {row.distance:,} tokens back raises "
             f"accuracy by {interval(gain.planted_gain, gain.ci_low, gain.ci_high)} with the whole prefix, "
-            f"and {verb} all but the last {a.used:,} tokens loses it "
+            f"and {_all_but(verb, a.used)} loses it "
             f"({interval(row.control_effect, row.control_ci_low, row.control_ci_high)})."
         )
     last = f"all but {a.model}'s last {a.used:,} tokens"
@@ -44,6 +44,10 @@ def answer_sentence(a: LengthAnswer, control: str, delta: float) -> str:
         f"({counts}){below}; but the instrument could not tell whether it would see use beyond {a.used:,} "
         f"({a.gate_reason}), so this is not read as {_depends(a.used)}."
     )
+
+
+def _all_but(verb: str, keep: int) -> str:
+    return f"{verb} the whole prefix" if keep == 0 else f"{verb} all but the last {keep:,} tokens"
 
 
 def _depends(used: int) -> str:
@@ -75,7 +79,7 @@ def _row_words(row: KeepRow, verb: str) -> str:
     s = row.scores
     span = interval(s.difference, s.ci_low, s.ci_high)
     p = "" if row.p_adjusted is None else f", {p_text(row.p_adjusted)}"
-    what = f"{verb} all but the last {row.keep:,} tokens" if row.keep else f"{verb} the whole prefix"
+    what = _all_but(verb, row.keep)
     kind = row.claim.kind
     if kind == "effect":
         moves = "lowers" if s.difference < 0 else "raises"
