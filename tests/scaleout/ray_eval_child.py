@@ -99,7 +99,7 @@ def horizon(data: Path, out: Path, backend: Any) -> None:
         yield backend
 
     plan = HorizonPlan((512,), "shuffle", min_keep=128, refine=1, distances={512: (128,)}, copy_tokens=16)
-    instances = choose_instances(data, out, OPTIONS)
+    instances = choose_instances(data, OPTIONS)
     progress = CampaignProgress(8, len(instances), lambda _: None)
     campaign = Campaign(
         out, plan, ["tiny"], {"suffix_tokens": "24"}, instances, progress, show_progress=False

@@ -47,7 +47,11 @@ ModelsOption = Annotated[
 HorizonOutOption = Annotated[Path, typer.Option("--out", help="Folder for the runs and the report.")]
 DeltaOption = Annotated[
     float,
-    typer.Option("--delta", help="The change of accuracy a 'depends on no more than' null must rule out."),
+    typer.Option(
+        "--delta",
+        help="The change of accuracy the used context's null is asked to rule out (where the data cannot, "
+        "the page gives the bound they allow and what ruling out ±delta would take).",
+    ),
 ]
 ControlOption = Annotated[
     str, typer.Option("--control", help="What happens before the last K tokens: replace, shuffle or none.")
@@ -99,7 +103,7 @@ def horizon_command(
     length, with the calibration gate that licenses each sentence."""
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
-    from longread.horizon.campaign import Campaign, choose_instances, planned_runs
+    from longread.horizon.campaign import Campaign, check_models, choose_instances, planned_runs
     from longread.horizon.plan import HorizonPlan, check_plan, estimate, parse_distances
     from longread.horizon.progress import CampaignProgress
 
@@ -123,7 +127,8 @@ def horizon_command(
         check_plan(plan)
         chosen_task = make_task(task, {**settings, "prefix_lengths": ",".join(map(str, lengths))})
         options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
-        instances = choose_instances(data, out, options)
+        instances = choose_instances(data, options)
+        check_models(model)
     except LongreadError as exc:
         raise fail(exc) from None
     suffix = int(getattr(chosen_task.settings, "suffix_tokens", 128))

@@ -24,10 +24,10 @@ from longread.models.requests.control import CONTROL_KINDS
 
 CANDIDATES = 6
 """ChapterBreak's gold and five negatives: what each sample reads after its prefix."""
-REFERENCE_RATES = {"smollm2": 1300.0, "gemma3": 700.0}
-"""Tokens a second each model reads on a 2-core CPU with one thread (measured on this project's
-reference machine from the runs of docs/context-use.md; a guess for other machines — earlier runs in the
-output folder replace it)."""
+REFERENCE_RATES = {"smollm2": 400.0, "gemma3": 400.0}
+"""Tokens a second each model reads on the reference machine (2 cores, 2 threads): SmolLM2 416 intact and
+346 under ``replace`` on the ChapterBreak ablation at 1K of docs/context-use.md; Gemma 3 270M read as fast
+as SmolLM2 in the same runs. A guess for other machines: earlier runs in the output folder replace it."""
 
 
 class HorizonPlanError(LongreadError):
@@ -180,5 +180,5 @@ def observed_rate(out: Path, model: str) -> tuple[float, str]:
         return tokens / seconds, f"measured on the earlier runs in {out}"
     reference = REFERENCE_RATES.get(model.split(":")[0].lower())
     if reference is not None:
-        return reference, "the reference machine's rate (2 cores, one thread)"
+        return reference, "the reference machine's rate (2 cores, 2 threads)"
     return 1000.0, "an assumed 1,000 tokens a second (no earlier run of this model)"

@@ -112,8 +112,10 @@ def _left_out(record: CampaignRecord) -> list[str]:
         lines.append(
             f"- {model} at L = {length:,}: fitted {len(here.fits.ids):,} of {len(record.instances):,}; "
             f"{here.fits.short:,} read fewer than L tokens, {here.fits.failed:,} failed (the intact run's "
-            f"errors.jsonl), {others:,} fitted here but not by every model; a copy was planted in "
-            f"{here.plantable:,} (the others' gold or prefix cannot hold it)."
+            f"errors.jsonl), {others:,} fitted here but not by every model; a copy could be planted in "
+            f"{len(here.plantable):,} (the others' gold or prefix cannot hold it); the copy horizon and the "
+            f"gate compare the {len(record.planted_common.get(length, frozenset())):,} every model fitted "
+            "and could plant."
         )
     return [*lines, ""]
 

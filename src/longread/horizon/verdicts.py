@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.chapterbreak.io import load_instances
-from longread.calibration.run import placements
 from longread.calibration.verdicts import (
     CalibrationRow,
     Family,
@@ -37,6 +35,8 @@ from longread.calibration.verdicts import (
 from longread.horizon import layout
 from longread.horizon.campaign import CampaignRecord, LengthRecord
 from longread.horizon.outcomes import read_outcomes, restrict
+from longread.horizon.planting import read_placements
+from longread.metrics.claim_words import p_cell
 from longread.metrics.claims import Claim
 from longread.metrics.paired import PairedScores
 
@@ -72,7 +72,12 @@ class LengthAnswer:
 
     @property
     def calibrated(self) -> bool:
-        return self.gate_row is not None and self.gate_row.verdict == "detects"
+        """The gate licenses the null at ``used``: it ran at that K, the intact run uses the copy there
+        (``copies``, by the page's family) and the control at K loses it (``detects``)."""
+        row = self.gate_row
+        if row is None or row.verdict != "detects" or row.keep_last != self.used:
+            return False
+        return any(r.distance == row.distance and r.verdict == "copies" for r in self.copy_rows)
 
 
 @dataclass(frozen=True)
@@ -100,36 +105,28 @@ def answers(out: Path, record: CampaignRecord) -> tuple[list[LengthAnswer], Fami
 
 
 def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> dict[str, Any]:
-    """The paired tests of one model × L, before the family's adjustment."""
+    """The paired tests of one model × L, before the families' adjustment: each K's on the instances every
+    model fitted, the planted ones on those every model could also plant."""
     model, length = here.model, here.length
     ids = record.common.get(length, frozenset())
+    planted_ids = record.planted_common.get(length, frozenset())
     intact = restrict(read_outcomes(layout.length_dir(out, model, length) / "intact", length), ids)
-    gains: dict[int, PairedScores] = {}
-    where = {}
-    planted: dict[int, Any] = {}
-    for distance in here.distances if here.plantable else ():
-        file = layout.planted_file(out, model, length, distance)
-        where.update(placements(load_instances(file)))
-        planted[distance] = read_outcomes(
-            layout.planted_run(out, model, length, distance, "intact"), length, ids
-        )
-        gains[distance] = compare(intact, planted[distance])
+    where = read_placements(out, model, length, here.distances)
+    base = restrict(intact, planted_ids)
+    planted = {
+        d: read_outcomes(layout.planted_run(out, model, length, d, "intact"), length, planted_ids)
+        for d in where
+    }
+    gains = {d: compare(base, planted[d]) for d in sorted(where)}
     gate: tuple[PairedScores | None, ...] = (None, None, None)
     if here.gate is not None and here.gate.distance is not None:
         d, k = here.gate.distance, here.gate.keep
         name = f"{record.plan.control}-k{k}"
-        under = read_outcomes(layout.planted_run(out, model, length, d, name), length, ids)
-        unplanted = restrict(read_outcomes(layout.length_dir(out, model, length) / name, length), ids)
-        gate = (compare(unplanted, under), compare(planted[d], under), compare(intact, unplanted))
-    return {
-        "record": here,
-        "intact": intact,
-        "steps": here.steps,
-        "gains": gains,
-        "where": where,
-        "gate": gate,
-        "control": record.plan.control,
-    }
+        under = read_outcomes(layout.planted_run(out, model, length, d, name), length, planted_ids)
+        unplanted = read_outcomes(layout.length_dir(out, model, length) / name, length, planted_ids)
+        gate = (compare(unplanted, under), compare(planted[d], under), compare(base, unplanted))
+    return {"record": here, "intact": intact, "steps": here.steps, "gains": gains, "where": where,
+            "gate": gate, "control": record.plan.control}  # fmt: skip
 
 
 def _answer(draft: dict[str, Any], families: Families, delta: float) -> LengthAnswer:
@@ -185,10 +182,19 @@ def _gate_reason(answer: LengthAnswer, reason: str) -> str:
     row = answer.gate_row
     if row is None:
         return reason
+    if row.keep_last != answer.used:
+        return (
+            f"the gate ran at K = {row.keep_last:,} but, with the page's adjustment, the used context is "
+            f"{answer.used if answer.used is not None else 'none'}"
+        )
     gain_row = next((r for r in answer.copy_rows if r.distance == row.distance), None)
     if gain_row is not None and gain_row.verdict != "copies":
-        return f"the model was not shown to use a copy {row.distance:,} tokens back (gain {gain_row.claim})"
-    return (
-        f"a copy {row.distance:,} tokens back was used, but {row.control} at K = {row.keep_last:,} "
-        f"{'kept its gain' if row.verdict == 'misses' else 'was not shown to lose it'} ({row.verdict})"
-    )
+        return (
+            f"the model was not shown to use a copy {row.distance:,} tokens back with the page's adjustment "
+            f"(gain {gain_row.claim}, Holm p {p_cell(gain_row.p_adjusted)})"
+        )
+    if row.verdict == "partial":
+        return f"part of a copy {row.distance:,} tokens back lies within the last {row.keep_last:,} tokens"
+    lost = "kept its gain" if row.verdict == "misses" else "was not shown to lose it"
+    at = f"{row.control} at K = {row.keep_last:,}"
+    return f"a copy {row.distance:,} tokens back was used, but {at} {lost} ({row.verdict})"

@@ -19,9 +19,14 @@ def answer_sentence(a: LengthAnswer, control: str, delta: float) -> str:
     if a.used is None:
         first = a.below
         assert first is not None
+        if first.claim.kind == "effect":
+            return (
+                f"{where}, {a.model}'s answers depend on more than its last {first.keep:,} tokens, the "
+                f"largest K tried ({counts}): {_row_words(first, verb)}."
+            )
         return (
-            f"{where}, {a.model}'s answers depend on more than its last {first.keep:,} tokens, the largest K "
-            f"tried ({counts}): {_row_words(first, verb)}."
+            f"{where}, use of what {a.model} read before its last {first.keep:,} tokens, the largest K "
+            f"tried, could not be ruled out ({counts}): {_row_words(first, verb)}."
         )
     bound = _bound_words(a, delta)
     below = f"; {_row_words(a.below, verb)}" if a.below is not None else ""
@@ -62,7 +67,8 @@ def _bound_words(a: LengthAnswer, delta: float) -> str:
     assert a.bound is not None
     if a.bound <= delta:
         return f"±{a.bound:.2f}, within the ±{delta:g} asked"
-    row = next(r for r in a.keeps if r.keep == a.used)
+    chain = [r for r in a.keeps if a.used is not None and r.keep >= a.used and r.claim.bound is not None]
+    row = max(chain, key=lambda r: r.claim.bound or 0.0)  # the widest null decides the bound
     by_book = book_level(a.books)
     plan = plan_for(delta, row.scores.n, row.scores.ci_low, row.scores.ci_high, a.books, by_book)
     more = ""

@@ -1,0 +1,88 @@
+"""The planted copies of a horizon campaign: which instances can hold one, the planted data, and which
+distance the calibration gate reads.
+
+An instance can hold a copy at L for a model when its gold has the copy's tokens and its whole prefix
+room for the farthest distance (as :func:`~longread.benchmarks.chapterbreak.planted.check_plantable`
+asks), in that model's tokens. Each model plants every chosen instance it can (so its planted data, and
+the runs reading it, stay the same however the common instances change on a resume); the comparisons
+use only the instances every model fitted and every model could plant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from longread.benchmarks.chapterbreak.io import load_instances, write_instances
+from longread.benchmarks.chapterbreak.planted import SLACK, Count, plant_copies
+from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
+from longread.calibration.run import placements
+from longread.calibration.verdicts import HORIZON_P, Placement, position_of
+from longread.horizon import layout
+from longread.horizon.plan import HorizonPlan
+from longread.metrics.claims import MIN_PAIRED
+from longread.metrics.paired import PairedScores
+
+
+def plantable(
+    instances: Sequence[ChapterBreakInstance], count: Count, plan: HorizonPlan, length: int
+) -> frozenset[str]:
+    farthest = max(plan.distances_at(length))
+    copy = plan.copy_tokens
+    return frozenset(
+        i.id for i in instances if count(i.gold) >= copy and count(i.prefix) - copy - SLACK > farthest
+    )
+
+
+def plant(
+    out: Path,
+    model: str,
+    length: int,
+    instances: Sequence[ChapterBreakInstance],
+    ids: frozenset[str],
+    count: Count,
+    plan: HorizonPlan,
+) -> dict[int, Placement]:
+    """Write the model's planted data at every distance of L; where each distance's copies lie."""
+    chosen = [i for i in instances if i.id in ids]
+    where: dict[int, Placement] = {}
+    for distance in plan.distances_at(length) if chosen else ():
+        file = layout.planted_file(out, model, length, distance)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        planted = plant_copies(chosen, [distance], count, copy_tokens=plan.copy_tokens, seed=plan.seed)
+        write_instances(planted, file)
+        where.update(placements(planted))
+    return where
+
+
+def read_placements(out: Path, model: str, length: int, distances: Sequence[int]) -> dict[int, Placement]:
+    where: dict[int, Placement] = {}
+    for distance in distances:
+        file = layout.planted_file(out, model, length, distance)
+        if file.is_file():
+            where.update(placements(load_instances(file)))
+    return where
+
+
+def copy_used(gain: PairedScores) -> bool:
+    """The intact run uses a planted copy by the gain's own test: p below the copy horizon's
+    :data:`~longread.calibration.verdicts.HORIZON_P`, the interval above 0 (the page adjusts it again)."""
+    if gain.n < MIN_PAIRED or gain.too_few_books or gain.p is None:
+        return False
+    return gain.p < HORIZON_P and gain.ci_low > 0
+
+
+def gate_distance(
+    keep: int, where: dict[int, Placement], gains: dict[int, PairedScores]
+) -> tuple[int | None, str]:
+    """The nearest distance whose every copy the control at K perturbs whole (``perturbed``, by the
+    copies as planted) and whose copy the intact run uses; else None and why."""
+    beyond = [d for d in sorted(where) if position_of(keep, where[d]) == "perturbed"]
+    if not beyond:
+        listed = ", ".join(f"{d:,}" for d in sorted(where))
+        return None, f"no planted copy lies wholly before the last {keep:,} tokens (distances {listed})"
+    used = [d for d in beyond if d in gains and copy_used(gains[d])]
+    if not used:
+        listed = ", ".join(f"{d:,}" for d in beyond)
+        return None, f"the model was not shown to use a copy planted beyond K (at {listed} tokens)"
+    return used[0], ""
