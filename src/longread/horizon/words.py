@@ -89,7 +89,8 @@ def _row_words(row: KeepRow, verb: str) -> str:
     kind = row.claim.kind
     if kind == "effect":
         moves = "lowers" if s.difference < 0 else "raises"
-        return f"{what} {moves} accuracy by {span}{p}: use shown"
+        near, far = sorted((abs(s.ci_low), abs(s.ci_high)))
+        return f"{what} {moves} accuracy by {abs(s.difference):.2f} [{near:.2f}, {far:.2f}]{p}: use shown"
     if kind == "null":
         return f"{what} changes accuracy by no more than ±{row.claim.bound:.2f} ({span}{p})"
     if kind == "too few books":

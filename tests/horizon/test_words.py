@@ -1,0 +1,60 @@
+"""The used context read from the K tried, and the sentence it allows: never more than the claims."""
+
+from __future__ import annotations
+
+from longread.horizon.verdicts import KeepRow, LengthAnswer, _used
+from longread.horizon.words import answer_sentence
+from longread.metrics.claims import claim
+from longread.metrics.paired import PairedScores, paired_scores
+
+BOOKS = [f"book{i % 10}" for i in range(100)]
+
+
+def row(keep: int, lost: int, gained: int = 0) -> KeepRow:
+    """100 paired instances of 10 books, 40 right intact; ``lost`` turn wrong and ``gained`` right."""
+    intact = [i < 40 for i in range(100)]
+    controlled = [(i < 40 - lost) or (40 <= i < 40 + gained) for i in range(100)]
+    s: PairedScores = paired_scores(intact, controlled, clusters=BOOKS)
+    said = claim(s.ci_low, s.ci_high, s.p, s.n, discordant=s.discordant, too_few_books=s.too_few_books)
+    return KeepRow(keep, s, said, s.p)
+
+
+def answer(*rows: KeepRow) -> LengthAnswer:
+    found = LengthAnswer("smollm2", 1024, 100, 10, 0.4, keeps=list(rows))
+    _used(found, 0.05)
+    return found
+
+
+def test_the_used_context_is_the_smallest_k_of_an_unbroken_run_of_nulls_its_bound_the_widest() -> None:
+    a = answer(row(512, 0), row(256, 1, 1), row(128, 30), row(64, 0))  # 64: a null after use, not counted
+    assert [r.claim.kind for r in a.keeps] == ["null", "null", "effect", "null"]
+    assert a.used == 256 and a.below is not None and a.below.keep == 128
+    widest = max(r.claim.bound or 0 for r in a.keeps[:2])
+    assert a.bound == widest and a.bound > a.keeps[0].claim.bound  # type: ignore[operator]
+    assert a.delta_keep is None or a.delta_keep >= 256
+
+
+def test_without_a_gate_a_null_is_not_read_as_a_used_context() -> None:
+    a = answer(row(512, 0), row(256, 0), row(128, 30))
+    a.gate_reason = "the model was not shown to use a copy planted beyond K (at 384 tokens)"
+    text = answer_sentence(a, "replace", 0.05)
+    assert "replacing all but smollm2's last 256 tokens changes accuracy by no more than" in text
+    assert "could not tell" in text and "depend on no more" not in text
+    assert "lowers accuracy by 0.30" in text and "use shown" in text  # the K below, where use was shown
+
+
+def test_a_largest_k_that_is_not_an_effect_says_use_was_not_ruled_out_not_that_it_was_shown() -> None:
+    undecided = answer(row(512, 5))  # the interval excludes 0, McNemar's p = 0.0625: not established
+    assert undecided.used is None and undecided.below is not None
+    text = answer_sentence(undecided, "replace", 0.05)
+    assert "could not be ruled out" in text and "depend on more than" not in text
+    shown = answer_sentence(answer(row(512, 30)), "replace", 0.05)
+    assert "depend on more than its last 512 tokens" in shown
+
+
+def test_a_bound_wider_than_delta_is_said_with_what_delta_would_take() -> None:
+    a = answer(row(512, 2, 2), row(256, 30))
+    text = answer_sentence(a, "replace", 0.05)
+    assert a.bound is not None and a.bound > 0.05
+    assert f"±{a.bound:.2f}, the smallest these data allow here, wider than the ±0.05 asked" in text
+    assert "ruling out ±0.05 would take about" in text and "books" in text
