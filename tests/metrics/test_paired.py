@@ -115,3 +115,15 @@ def test_a_corpus_metric_is_jackknifed_by_book() -> None:
     scores = paired_corpus_scores(rows_a, rows_b, ratio, clusters=books)
     assert scores.level == "books" and scores.method.startswith("jackknife by book")
     assert scores.ci_low < scores.difference < scores.ci_high and scores.difference > 0
+
+
+def test_a_right_wrong_interval_never_reaches_past_one() -> None:
+    # 15 instances of 5 books, 12 gained: the CR2 t interval (4 df) reached +1.17 before it was cut
+    before = [False] * 15
+    after = [True] * 12 + [False] * 3
+    books = [f"b{i % 5}" for i in range(15)]
+    scores = paired_scores(before, after, clusters=books)
+    assert scores.level == "books" and scores.difference == 0.8
+    assert scores.ci_high == 1.0 and 0 < scores.ci_low < 0.8
+    flipped = paired_scores(after, before, clusters=books)
+    assert flipped.ci_low == -1.0 and -0.8 < flipped.ci_high < 0

@@ -9,7 +9,8 @@ cluster bootstrap used before at 82–87% for a stated 95% with 5 books.
 - **Right/wrong scores** (bools): with at least :data:`MIN_BOOKS` books, the hull of the CR2 cluster
   interval (:mod:`longread.metrics.cluster_t`) and Tango's instance-level score interval
   (:mod:`longread.metrics.tango`), and ``p`` the larger of the clustered t test's and McNemar's exact
-  p; otherwise Tango's interval and McNemar's exact p, on the instances.
+  p; otherwise Tango's interval and McNemar's exact p, on the instances. The interval is cut to
+  [−1, 1], where a difference of two shares lies (a t interval with few books can reach past it).
 - **Continuous scores** (margins, log-probs): the CR2 interval and t test by book with at least
   :data:`MIN_BOOKS` books, else by instance (the one-sample t interval).
 - **Corpus-level metrics** (BLEU, macro F1): the delete-one-book jackknife with t, by book with at least
@@ -145,6 +146,7 @@ def paired_scores(
                 f"the hull of CR2 by book (t, {cluster.df:.1f} df) and Tango's score interval; p: the larger "
                 "of the clustered t test's and McNemar's exact"
             )
+        low, high = max(low, -1.0), min(high, 1.0)  # a difference of two shares lies in [-1, 1]
         return replace(base, ci_low=low, ci_high=high, only_a=only_a, only_b=only_b, mcnemar_p=mcnemar,
                        p=p, method=method)  # fmt: skip
     interval = cluster_mean_interval(differences, clusters if by_book else None)
