@@ -25,11 +25,11 @@ LENGTH = 192
 MODELS = ("smollm2", "random:gpt2")
 """A second tokenizer decides which instances are fitted by both; a tiny random model has one (GPT-2's)."""
 SMALL = [
-    "--prefix-lengths", str(LENGTH), "--distances", "96", "--copy-tokens", "32", "--min-keep", "48",
+    "--prefix-lengths", str(LENGTH), "--distances", "96", "--copy-tokens", "32", "--min-keep", "96",
     "--refine", "1", "-o", "suffix_tokens=16", "--quiet",
 ]  # fmt: skip
 """As the calibration test's: a 32-token copy 96 tokens back, each candidate scored on its first 16 tokens,
-15 instances of 5 books with 3 negatives (the copy's gain is p < 0.01 there). K is searched on 96, 48, 0."""
+15 instances of 5 books with 3 negatives (the copy's gain is p < 0.01 there). K is searched on 96 and 0."""
 
 
 def cut_between_tokenizers(instance: ChapterBreakInstance) -> tuple[ChapterBreakInstance, str]:
@@ -58,8 +58,8 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
 
     planned = CliRunner().invoke(app, [*command, "--dry-run"])
     assert planned.exit_code == 0, planned.output
-    assert "16 instances from 5 books" in planned.output and "K searched from 96, 48, 0" in planned.output
-    assert "at most 7 runs" in planned.output  # intact, 3 K, 1 refinement, the planted intact, the gate
+    assert "16 instances from 5 books" in planned.output and "K searched from 96, 0" in planned.output
+    assert "at most 6 runs" in planned.output  # intact, 2 K, 1 refinement, the planted intact, the gate
     assert not (out / "smollm2").exists()  # nothing ran
 
     done = CliRunner().invoke(app, command)
@@ -89,7 +89,7 @@ def check_search(answer: dict[str, Any]) -> None:
     keeps = [row["keep"] for row in answer["keeps"]]
     steps = [Step(row["keep"], scores(row)) for row in answer["keeps"]]
     nulls = {step.keep: step.null for step in steps}
-    grid = keep_grid(LENGTH, 48)
+    grid = keep_grid(LENGTH, 96)
     walked = []
     for keep in grid:
         walked.append(keep)
