@@ -91,6 +91,10 @@ def check_plan(plan: HorizonPlan) -> None:
             f"--prefix-lengths must be at least twice --min-keep ({plan.min_keep}); got "
             f"{list(plan.prefix_lengths)}"
         )
+    if plan.copy_tokens < 1 or plan.min_keep < 0:
+        raise HorizonPlanError(
+            f"--copy-tokens takes 1 or more and --min-keep 0 or more; got {plan.copy_tokens}, {plan.min_keep}"
+        )
     if plan.refine < 0 or plan.step < 1:
         raise HorizonPlanError(
             f"--refine takes 0 or more and the step 1 or more; got {plan.refine}, {plan.step}"
@@ -117,11 +121,15 @@ def parse_distances(text: str, lengths: Sequence[int]) -> dict[int, tuple[int, .
     try:
         if ":" not in text:
             values = tuple(sorted({int(v) for v in text.split(",") if v.strip()}))
+            if not values:
+                raise ValueError(text)
             return {length: values for length in lengths}
         parsed: dict[int, tuple[int, ...]] = {}
         for part in text.split(";"):
             length, _, listed = part.partition(":")
             parsed[int(length)] = tuple(sorted({int(v) for v in listed.split(",") if v.strip()}))
+            if not parsed[int(length)]:
+                raise ValueError(part)
     except ValueError:
         raise HorizonPlanError(
             f"--distances takes token counts, e.g. 256,512 or 1024:256,512;2048:512,1024; got {text!r}"
