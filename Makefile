@@ -154,11 +154,12 @@ demo-context: install
 	$(BIN)/longread demo-context --out $(DEMO_OUT)/context
 
 # How far back does SmolLM2 read? A small horizon campaign on the bundled novels: 20 instances of the 5
-# books at a 512-token prefix, the used context searched and gated by a copy planted 128 and 256 back.
+# books at a 512-token prefix, the used context searched and gated by a copy planted 128 and 256 back
+# (at most 10 runs, 256,000 tokens: about 11 minutes at the reference machine's 400 tokens a second).
 demo-horizon: install
 	$(BIN)/longread build chapterbreak bundled: --out $(DEMO_OUT)/horizon/cb.jsonl --prefix-tokens 1024
 	$(BIN)/longread horizon chapterbreak --data $(DEMO_OUT)/horizon/cb.jsonl --model smollm2 \
-		--out $(DEMO_OUT)/horizon --prefix-lengths 512 --distances 128,256 --sample 20
+		--out $(DEMO_OUT)/horizon --prefix-lengths 512 --distances 128,256 --sample 20 --refine 1
 
 # The whole window: Gemma 3 270M on ChapterBreak prefixes from 1K to 32K tokens, the memory curve drawn.
 demo-long: install
