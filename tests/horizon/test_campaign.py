@@ -127,3 +127,17 @@ def check_gate(answer: dict[str, Any]) -> None:
 def scores(row: dict[str, Any]) -> PairedScores:
     fields = set(PairedScores.__dataclass_fields__)
     return PairedScores(**{key: value for key, value in row.items() if key in fields})
+
+
+def test_an_output_folder_of_another_campaign_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    instances = bundled_instances(1, negatives=3)
+    write_instances(instances, first)
+    write_instances([i.model_copy(update={"prefix": i.prefix[100:]}) for i in instances], second)
+    out = tmp_path / "horizon"
+    (out).mkdir()
+    write_instances(instances, out / "instances.jsonl")  # a campaign on the first data
+    command = ["horizon", "chapterbreak", "--model", "smollm2", "--out", str(out), *SMALL, "--dry-run"]
+    assert CliRunner().invoke(app, [*command, "--data", str(first)]).exit_code == 0
+    refused = CliRunner().invoke(app, [*command, "--data", str(second)])  # the same ids, built otherwise
+    assert refused.exit_code == 2 and "holds a campaign on other instances" in refused.output

@@ -71,3 +71,12 @@ def test_progress_names_each_run_and_gives_the_campaigns_rate_and_an_upper_eta()
     assert said[0] == "[run 1 of at most 5] smollm2/L1024/intact"
     assert "10 scored, 0 already done, 1m00s" in said[1]
     assert "10.0 samples/min" in said[1] and "at most 4 run(s) left, ETA ≤ 4m00s" in said[1]
+
+
+def test_model_folders_name_the_model_not_its_runtime_settings() -> None:
+    from longread.horizon.layout import model_folder
+
+    assert model_folder("smollm2") == "smollm2"
+    assert model_folder("gguf:/models/SmolLM2.Q8_0.gguf") == "SmolLM2.Q8_0.gguf"
+    served = "openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-0.5B"
+    assert model_folder(served) == model_folder(served + "?concurrency=4&timeout=60") == "Qwen-Qwen2.5-0.5B"

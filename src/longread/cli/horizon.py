@@ -99,11 +99,11 @@ def horizon_command(
     ray_workers: RayWorkersOption = None,
 ) -> None:
     """How far back does the model read? The used context (the fewest last tokens whose replacement leaves
-    the answers equal within ±delta, searched over K) and the planted copy's horizon, per model × prefix
-    length, with the calibration gate that licenses each sentence."""
+    the answers unchanged, a null whose bound is stated against ±delta, searched over K) and the planted
+    copy's horizon, per model × prefix length, with the calibration gate that licenses each sentence."""
     from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
-    from longread.horizon.campaign import Campaign, check_models, choose_instances, planned_runs
+    from longread.horizon.campaign import Campaign, check_models, check_out, choose_instances, planned_runs
     from longread.horizon.plan import HorizonPlan, check_plan, estimate, parse_distances
     from longread.horizon.progress import CampaignProgress
 
@@ -129,6 +129,7 @@ def horizon_command(
         options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
         instances = choose_instances(data, options)
         check_models(model)
+        check_out(out, instances)
     except LongreadError as exc:
         raise fail(exc) from None
     suffix = int(getattr(chosen_task.settings, "suffix_tokens", 128))

@@ -95,22 +95,30 @@ def choose_instances(data: Path, options: RunOptions) -> list[ChapterBreakInstan
     return chosen
 
 
-def write_chosen(out: Path, instances: Sequence[ChapterBreakInstance]) -> None:
-    """Write the chosen instances once; refuse an output folder that holds a campaign on others."""
+def check_out(out: Path, instances: Sequence[ChapterBreakInstance]) -> bool:
+    """Refuse an output folder that is a file or holds a campaign on other instances (compared whole:
+    the same ids built with other prefixes are other instances); True where it holds these already."""
     if out.exists() and not out.is_dir():
         raise HorizonError(f"--out {out} is a file: give a folder for the campaign")
     file = out / layout.INSTANCES
-    if file.is_file():
-        held = [i.id for i in load_instances(file)]
-        if held != [i.id for i in instances]:
-            raise HorizonError(
-                f"{out} holds a campaign on other instances ({len(held):,} in {file.name}, "
-                f"{len(instances):,} chosen now): give the same --data, --sample, --sample-seed and --limit, "
-                "or another --out"
-            )
+    if not file.is_file():
+        return False
+    held = file.read_text(encoding="utf-8").splitlines()
+    if held != [i.model_dump_json() for i in instances]:
+        raise HorizonError(
+            f"{out} holds a campaign on other instances ({len(held):,} in {file.name}, {len(instances):,} "
+            "chosen now, or the same ids built otherwise): give the same --data, --sample, --sample-seed and "
+            "--limit, or another --out"
+        )
+    return True
+
+
+def write_chosen(out: Path, instances: Sequence[ChapterBreakInstance]) -> None:
+    """Write the chosen instances once (see :func:`check_out`)."""
+    if check_out(out, instances):
         return
     out.mkdir(parents=True, exist_ok=True)
-    write_instances(instances, file)
+    write_instances(instances, out / layout.INSTANCES)
 
 
 def check_models(models: Sequence[str]) -> None:

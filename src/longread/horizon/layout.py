@@ -21,8 +21,13 @@ REPORT_PNG = "horizon.png"
 
 
 def model_folder(model: str) -> str:
-    """A model spec as a folder name: ``smollm2``, ``gguf-model.Q8_0.gguf`` …"""
-    name = Path(model).name if "/" in model or model.endswith(".gguf") else model
+    """A model spec as a folder name: ``smollm2``, ``model.Q8_0.gguf``, a served model by its name after
+    ``#`` (its ``?`` settings — concurrency, timeouts — change no number, so no folder)."""
+    name = model.split("?", 1)[0]
+    if name.startswith("openai:") and "#" in name:
+        name = name.split("#", 1)[1]
+    elif "/" in name or name.endswith(".gguf"):
+        name = Path(name).name
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
 
 

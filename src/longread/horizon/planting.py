@@ -77,6 +77,10 @@ def gate_distance(
 ) -> tuple[int | None, str]:
     """The nearest distance whose every copy the control at K perturbs whole (``perturbed``, by the
     copies as planted) and whose copy the intact run uses; else None and why."""
+    if not where:
+        return None, "this model could plant a copy in none of the instances"
+    if all(gains.get(d) is None or gains[d].n == 0 for d in where):
+        return None, "no instance every model fitted could hold a copy for every model"
     beyond = [d for d in sorted(where) if position_of(keep, where[d]) == "perturbed"]
     if not beyond:
         listed = ", ".join(f"{d:,}" for d in sorted(where))

@@ -9,11 +9,12 @@ calibration (each distance's planted gain and the gates' three tests); every cla
 - **Used context** at L: the smallest K tried such that every K tried from it up is a null; its bound is
   the largest of those nulls' bounds (what the claim rules out); within δ when that bound is at most δ.
   The next K tried below it is where use was shown (an effect) or could not be ruled out.
-- **Gate**: the planted copy at the nearest distance D beyond K (K ≤ D − copy): the intact run must use
-  it (an established gain) and the control at the same K must lose it (the calibration's ``detects``:
-  the gain no longer established and the drop of the planted score established). Only then is a null at
-  K written as "depends on no more than its last K tokens"; otherwise the page says the instrument could
-  not tell.
+- **Gate**: the planted copy at the nearest distance D whose copies, as planted, all lie before the last
+  K tokens (:func:`~longread.calibration.verdicts.position_of`: ``perturbed``): the intact run must use
+  it (``copies``, by the page's family) and the control at the same K must lose it (the calibration's
+  ``detects``: the gain no longer established and the drop of the planted score established), at the
+  used K itself. Only then is a null at K written as "depends on no more than its last K tokens";
+  otherwise the page says the instrument could not tell.
 - **Copy horizon**: as :func:`longread.calibration.verdicts.copy_horizon` (every distance up to it used).
 """
 
