@@ -20,6 +20,7 @@ from pathlib import Path
 
 from longread.benchmarks.chapterbreak.planted import SLACK
 from longread.errors import LongreadError
+from longread.horizon.layout import model_folder
 from longread.models.requests.control import CONTROL_KINDS
 
 CANDIDATES = 6
@@ -174,8 +175,6 @@ def estimate(plan: HorizonPlan, model: str, instances: int, suffix_tokens: int, 
 
 def observed_rate(out: Path, model: str) -> tuple[float, str]:
     """Tokens a second of the model's earlier runs in ``out`` (their timing files), else the reference."""
-    from longread.horizon.layout import model_folder
-
     tokens = seconds = 0.0
     for timing in sorted((out / model_folder(model)).glob("**/timing.json")):
         try:
