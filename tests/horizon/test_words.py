@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from longread.horizon.verdicts import KeepRow, LengthAnswer, _used
+from longread.horizon.verdicts import KeepRow, LengthAnswer, used_context
 from longread.horizon.words import answer_sentence
 from longread.metrics.claims import claim
 from longread.metrics.paired import PairedScores, paired_scores
@@ -20,9 +20,9 @@ def row(keep: int, lost: int, gained: int = 0) -> KeepRow:
 
 
 def answer(*rows: KeepRow) -> LengthAnswer:
-    found = LengthAnswer("smollm2", 1024, 100, 10, 0.4, keeps=list(rows))
-    _used(found, 0.05)
-    return found
+    said = used_context(rows, 0.05)
+    return LengthAnswer("smollm2", 1024, 100, 10, 0.4, keeps=list(rows), used=said.used, bound=said.bound,
+                        below=said.below, delta_keep=said.delta_keep)  # fmt: skip
 
 
 def test_the_used_context_is_the_smallest_k_of_an_unbroken_run_of_nulls_its_bound_the_widest() -> None:

@@ -206,10 +206,16 @@ class Horizon:
     """Distances past ``below`` where the copy was found again: a gap, never the horizon."""
 
 
+def copy_shown(p: float | None, ci_low: float) -> bool:
+    """A planted gain the copy horizon counts, by its own test: p below :data:`HORIZON_P`, the interval
+    above 0 (the page's family adjusts it again)."""
+    return p is not None and p < HORIZON_P and ci_low > 0
+
+
 def _used(row: CalibrationRow) -> bool:
     """The copy is used at this distance: an effect by the page's rule (Holm-adjusted p < 0.05, the
     interval above 0) whose own p is also below :data:`HORIZON_P`."""
-    return row.p is not None and row.p < HORIZON_P and row.ci_low > 0 and row.claim == "effect"
+    return copy_shown(row.p, row.ci_low) and row.claim == "effect"
 
 
 def copy_horizon(rows: Sequence[CalibrationRow], length: int) -> Horizon:

@@ -17,7 +17,7 @@ from longread.benchmarks.chapterbreak.io import load_instances, write_instances
 from longread.benchmarks.chapterbreak.planted import SLACK, Count, plant_copies
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.calibration.run import placements
-from longread.calibration.verdicts import HORIZON_P, Placement, position_of
+from longread.calibration.verdicts import Placement, copy_shown, position_of
 from longread.horizon import layout
 from longread.horizon.plan import HorizonPlan
 from longread.metrics.claims import MIN_PAIRED
@@ -67,9 +67,9 @@ def read_placements(out: Path, model: str, length: int, distances: Sequence[int]
 def copy_used(gain: PairedScores) -> bool:
     """The intact run uses a planted copy by the gain's own test: p below the copy horizon's
     :data:`~longread.calibration.verdicts.HORIZON_P`, the interval above 0 (the page adjusts it again)."""
-    if gain.n < MIN_PAIRED or gain.too_few_books or gain.p is None:
+    if gain.n < MIN_PAIRED or gain.too_few_books:
         return False
-    return gain.p < HORIZON_P and gain.ci_low > 0
+    return copy_shown(gain.p, gain.ci_low)
 
 
 def gate_distance(

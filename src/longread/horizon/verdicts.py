@@ -20,14 +20,16 @@ calibration (each distance's planted gain and the gates' three tests); every cla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from longread.calibration.verdicts import (
     CalibrationRow,
     Family,
     Horizon,
+    Outcomes,
+    Placement,
     compare,
     controlled_row,
     copy_horizon,
@@ -37,6 +39,7 @@ from longread.horizon import layout
 from longread.horizon.campaign import CampaignRecord, LengthRecord
 from longread.horizon.outcomes import read_outcomes, restrict
 from longread.horizon.planting import read_placements
+from longread.horizon.search import Step
 from longread.metrics.claim_words import p_cell
 from longread.metrics.claims import Claim
 from longread.metrics.paired import PairedScores
@@ -99,13 +102,28 @@ def answers(out: Path, record: CampaignRecord) -> tuple[list[LengthAnswer], Fami
         for length in record.plan.prefix_lengths:
             draft = _draft(out, record, record.lengths[(model, length)])
             drafts.append(draft)
-            keeps += [step.scores for step in draft["steps"]]
-            calibration += [*draft["gains"].values(), *(t for t in draft["gate"] if t is not None)]
+            keeps += [step.scores for step in draft.steps]
+            calibration += [*draft.gains.values(), *(draft.gate or ())]
     families = Families(Family(keeps), Family(calibration))
     return [_answer(draft, families, record.plan.delta) for draft in drafts], families
 
 
-def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Draft:
+    """One model × L's paired tests before the families' adjustment."""
+
+    record: LengthRecord
+    intact: Outcomes
+    steps: list[Step]
+    gains: dict[int, PairedScores]
+    """Per planted distance: planted − unplanted, the intact run."""
+    where: dict[int, Placement]
+    gate: tuple[PairedScores, PairedScores, PairedScores] | None
+    """The gate's three tests (gain under the control, planted drop, unplanted drop); None: not run."""
+    control: str
+
+
+def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> _Draft:
     """The paired tests of one model × L, before the families' adjustment: each K's on the instances every
     model fitted, the planted ones on those every model could also plant."""
     model, length = here.model, here.length
@@ -119,41 +137,42 @@ def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> dict[str, A
         for d in where
     }
     gains = {d: compare(base, planted[d]) for d in sorted(where)}
-    gate: tuple[PairedScores | None, ...] = (None, None, None)
+    gate = None
     if here.gate is not None and here.gate.distance is not None:
         d, k = here.gate.distance, here.gate.keep
         name = f"{record.plan.control}-k{k}"
         under = read_outcomes(layout.planted_run(out, model, length, d, name), length, planted_ids)
         unplanted = read_outcomes(layout.length_dir(out, model, length) / name, length, planted_ids)
         gate = (compare(unplanted, under), compare(planted[d], under), compare(base, unplanted))
-    return {"record": here, "intact": intact, "steps": here.steps, "gains": gains, "where": where,
-            "gate": gate, "control": record.plan.control}  # fmt: skip
+    return _Draft(here, intact, here.steps, gains, where, gate, record.plan.control)
 
 
-def _answer(draft: dict[str, Any], families: Families, delta: float) -> LengthAnswer:
-    here: LengthRecord = draft["record"]
-    intact = draft["intact"]
+def _answer(draft: _Draft, families: Families, delta: float) -> LengthAnswer:
+    here, intact = draft.record, draft.intact
     books = len({book for _, book in intact.values()}) if intact else None
     accuracy = sum(right for right, _ in intact.values()) / len(intact) if intact else None
     answer = LengthAnswer(here.model, here.length, len(intact), books, accuracy, record=here)
-    keeps = families.keeps
-    answer.keeps = [
-        KeepRow(s.keep, s.scores, keeps.claim(s.scores), keeps.p(s.scores)) for s in draft["steps"]
-    ]
+    answer.keeps = keep_rows(draft.steps, families.keeps)
+    said = used_context(answer.keeps, delta)
+    answer.used, answer.bound, answer.below, answer.delta_keep = (
+        said.used,
+        said.bound,
+        said.below,
+        said.delta_keep,
+    )
     family = families.calibration
-    _used(answer, delta)
-    for distance, gain in sorted(draft["gains"].items()):
-        answer.copy_rows.append(intact_row(here.length, draft["where"][distance], gain, family))
+    for distance, gain in sorted(draft.gains.items()):
+        answer.copy_rows.append(intact_row(here.length, draft.where[distance], gain, family))
     answer.horizon = copy_horizon(answer.copy_rows, here.length) if answer.copy_rows else None
     gate = here.gate
-    if gate is not None and gate.distance is not None and None not in draft["gate"]:
-        gain, effect, unplanted = draft["gate"]
+    if gate is not None and gate.distance is not None and draft.gate is not None:
+        under, effect, unplanted = draft.gate
         answer.gate_row = controlled_row(
             here.length,
-            draft["where"][gate.distance],
-            draft["control"],
+            draft.where[gate.distance],
+            draft.control,
             gate.keep,
-            gain,
+            under,
             effect,
             unplanted,
             family,
@@ -162,19 +181,35 @@ def _answer(draft: dict[str, Any], families: Families, delta: float) -> LengthAn
     return answer
 
 
-def _used(answer: LengthAnswer, delta: float) -> None:
-    """The used context, its bound, the K below it and the smallest K within δ (module docstring)."""
-    envelope = 0.0
-    descending = sorted(answer.keeps, key=lambda r: r.keep, reverse=True)
+@dataclass(frozen=True)
+class UsedContext:
+    """What the K tried allow one to say of the used context at one L (see the module docstring)."""
+
+    used: int | None
+    bound: float | None
+    below: KeepRow | None
+    delta_keep: int | None
+
+
+def used_context(keeps: Sequence[KeepRow], delta: float) -> UsedContext:
+    """The used context, its bound, the K below it and the smallest K within δ (module docstring), from
+    each K tried with its claim under the page's adjustment."""
+    envelope, used, bound, below, within = 0.0, None, None, None, None
+    descending = sorted(keeps, key=lambda r: r.keep, reverse=True)
     for index, row in enumerate(descending):
         if row.claim.kind != "null" or row.claim.bound is None:
-            answer.below = row
-            return
+            return UsedContext(used, bound, row, within)
         envelope = max(envelope, row.claim.bound)
-        answer.used, answer.bound = row.keep, envelope
+        used, bound = row.keep, envelope
         if envelope <= delta:
-            answer.delta_keep = row.keep
-        answer.below = descending[index + 1] if index + 1 < len(descending) else None
+            within = row.keep
+        below = descending[index + 1] if index + 1 < len(descending) else None
+    return UsedContext(used, bound, below, within)
+
+
+def keep_rows(steps: Sequence[Step], family: Family) -> list[KeepRow]:
+    """Each K tried with its claim and p under the family's adjustment."""
+    return [KeepRow(s.keep, s.scores, family.claim(s.scores), family.p(s.scores)) for s in steps]
 
 
 def _gate_reason(answer: LengthAnswer, reason: str) -> str:
