@@ -1,7 +1,9 @@
-"""The used-context sentence's error rate, measured on simulated campaigns of known truth (the campaign's
-own search, intervals, Holm family and wording rule; bench/horizon_rule.py runs the whole grid): at most
-5% (+ Monte Carlo error) wrong, where a naive "within ±0.05 means unchanged" rule on the same searches is
-wrong far more often — the simulation sees an error when there is one."""
+"""The used-context sentence's error rates, measured on simulated campaigns of known truth (the campaign's
+own search, intervals, Holm family and used-context rule; bench/horizon_rule.py runs the whole grid).
+Each error the page can make stays at most 5% (+ Monte Carlo error): a wrong effect, a bound below the
+truth, the picked K's interval missing the truth. The instrument sees errors where there are some: a
+naive "within ±0.05 means unchanged" rule, and the plain 95% interval of the K the search picked, miss
+far more often on the same pages."""
 
 from __future__ import annotations
 
@@ -11,25 +13,41 @@ import pytest
 from longread.horizon.simulation import Cell, Reach, loss_per_user, naive_errs, replicate, truth
 from longread.metrics.simulation import design
 
-REPLICATES = 150
+REPLICATES = 300
 ALLOWED = 0.05 + 2 * np.sqrt(0.05 * 0.95 / REPLICATES)
 
 
+def _share(values: list[bool | None]) -> float:
+    present = [v for v in values if v is not None]
+    assert len(present) > REPLICATES // 2, "too few pages picked a K below the used context"
+    return float(np.mean(present))
+
+
 @pytest.mark.parametrize(
-    "reach",
-    [Reach("near", 0.3, 0.3, 1, 128), Reach("step", 0.2, 0.3, 600, 600)],
-    ids=["near", "step"],
+    ("reach", "selection_shows"),
+    [(Reach("near", 0.3, 0.3, 1, 128), True), (Reach("gradual", 0.3, 0.3, 16, 1024, log=True), False)],
+    ids=["near", "gradual"],
 )
-def test_the_used_context_sentence_errs_at_most_five_percent(reach: Reach) -> None:
+def test_each_error_of_the_used_context_page_is_at_most_five_percent(
+    reach: Reach, selection_shows: bool
+) -> None:
+    """``selection_shows``: a sharp drop below 128 tokens, where the search's pick of the first K that is
+    not a null overstates the drop there (measured: the plain interval misses 12% of 291 pages, the
+    simultaneous one 3%); with a gradual drop the plain one missed 4% here."""
     cell = Cell(design(40, 5), 0.3, reach, heterogeneous=True)
     loss = loss_per_user(cell)
     rng = np.random.default_rng(3)
-    outcomes = [replicate(rng, cell, loss) for _ in range(REPLICATES)]
-    erred = np.mean([o.erred for o in outcomes])
-    assert erred <= ALLOWED, f"the sentence erred in {erred:.3f} of {REPLICATES} pages"
-    naive = np.mean([naive_errs(cell, o, loss) for o in outcomes])  # on the same searches
+    pages = [replicate(rng, cell, loss) for _ in range(REPLICATES)]
+    wrong = np.mean([p.false_effect for p in pages])
+    below = np.mean([p.below_truth for p in pages])
+    missed = _share([p.picked_missed for p in pages])
+    assert wrong <= ALLOWED and below <= ALLOWED and missed <= ALLOWED, (wrong, below, missed)
+    plain = _share([p.picked_missed_plain for p in pages])
+    if selection_shows:
+        assert plain > 0.08 and plain > 2 * missed, f"the picked K's plain interval missed only {plain:.3f}"
+    naive = np.mean([naive_errs(cell, p, loss) for p in pages])  # on the same searches
     assert naive > 0.15, f"the naive rule erred in only {naive:.3f}: the simulation sees no error"
-    said = [o.said.used for o in outcomes if o.said.used is not None]
+    said = [p.said.used for p in pages if p.said.used is not None]
     assert said and np.median(said) > 0  # the pages found use: the rule is not right only by saying nothing
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from longread.horizon.verdicts import KeepRow, LengthAnswer, used_context
+from dataclasses import replace
+
+from longread.horizon.verdicts import KeepRow, LengthAnswer, simultaneous_confidence, used_context
 from longread.horizon.words import answer_sentence
 from longread.metrics.claims import claim
 from longread.metrics.paired import PairedScores, paired_scores
@@ -58,3 +60,18 @@ def test_a_bound_wider_than_delta_is_said_with_what_delta_would_take() -> None:
     assert a.bound is not None and a.bound > 0.05
     assert f"±{a.bound:.2f}, the smallest these data allow here, wider than the ±0.05 asked" in text
     assert "ruling out ±0.05 would take about" in text and "books" in text
+
+
+def test_the_k_the_search_picked_is_given_with_its_interval_simultaneous_over_the_k_tried() -> None:
+    """The next K below is the first the search found not a null: its 95% interval, picked so, would
+    overstate the drop (docs/statistics.md); the sentence gives the Bonferroni one over the K tried."""
+    intact = [i < 40 for i in range(100)]
+    lost = [i < 10 for i in range(100)]
+    wide = paired_scores(intact, lost, clusters=BOOKS, confidence=simultaneous_confidence(3))
+    plain = row(128, 30)
+    picked = replace(plain, simultaneous=wide)
+    text = answer_sentence(answer(row(512, 0), row(256, 0), picked), "replace", 0.05)
+    assert wide.ci_low < plain.scores.ci_low and wide.ci_high > plain.scores.ci_high  # wider
+    near, far = sorted((abs(wide.ci_low), abs(wide.ci_high)))
+    assert f"lowers accuracy by 0.30 [{near:.2f}, {far:.2f}]" in text
+    assert "the interval holds over all 3 K tried" in text

@@ -97,11 +97,14 @@ class CalibrationRow:
         return finite_or_none(asdict(self))
 
 
-def compare(first: Outcomes, later: Outcomes) -> PairedScores:
+def compare(first: Outcomes, later: Outcomes, confidence: float = 0.95) -> PairedScores:
     """later − first on the keys both hold (sorted, so the result does not depend on file order)."""
     keys = sorted(set(first) & set(later))
     return paired_scores(
-        [first[k][0] for k in keys], [later[k][0] for k in keys], clusters=[first[k][1] for k in keys]
+        [first[k][0] for k in keys],
+        [later[k][0] for k in keys],
+        clusters=[first[k][1] for k in keys],
+        confidence=confidence,
     )
 
 

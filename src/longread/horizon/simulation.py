@@ -8,16 +8,19 @@ uses lies, drawn by the :class:`Reach`) and its intact answer is right with ``mi
 the others with ``p_g``. Under the control at K an instance with ``R > K`` loses what it used: its answer
 is drawn again with ``p_g`` (from the same uniform in 60% of instances, :data:`~longread.metrics.
 simulation.TOGETHER`); every other instance's answer is drawn afresh with its own intact rate with
-probability ``noise`` (a control moves answers even where nothing it removed was used; the mean stays).
+probability ``noise`` (a control moves answers even where nothing it removed was used; the mean stays;
+at 0.15 about 6% of such answers change).
 So the true difference at K is ``−E[π_g (min(p_g + lift, 1) − p_g)] · P(R > K)``, zero from the
 reach's farthest point up.
 
 The campaign is the real one: :func:`longread.horizon.search.search_keep` picks the K (the log grid
 down, then bisection), every K is :func:`longread.metrics.paired.paired_scores` against the intact run
 by book, the page's Holm family adjusts them and :func:`longread.horizon.verdicts.used_context` says what
-the page would. A replicate **errs** when the page claims an effect at a K where the truth is 0, or when
-a null's bound (the used context's: the widest of its chain) is smaller than the true difference at some
-K of that chain, or when a K the page says is within ±δ is not.
+the page would. A replicate **errs** when the page claims an effect at a K where the truth is 0 or of the
+other sign; when a null's bound (the used context's: the widest of its chain) is smaller than the true
+difference at some K of that chain, or a K the page says is within ±δ is not; or when the interval it
+prints for the next K below (picked by the search, so simultaneous over the K tried) misses the truth.
+The sentences' words themselves (:mod:`longread.horizon.words`) are not run; what they state is.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from scipy.special import expit, logit
 from longread.calibration.verdicts import Family
 from longread.horizon.plan import keep_grid
 from longread.horizon.search import search_keep
-from longread.horizon.verdicts import KeepRow, UsedContext, keep_rows, used_context
+from longread.horizon.verdicts import KeepRow, UsedContext, keep_rows, simultaneous_confidence, used_context
 from longread.metrics.paired import PairedScores, paired_scores
 from longread.metrics.simulation import DIFFICULTY_SD, TOGETHER, TRUTH_BOOKS, Design
 
@@ -111,14 +114,19 @@ class Outcome:
     rows: list[KeepRow]
     said: UsedContext
     false_effect: bool
-    """An effect claimed at a K where the truth is 0."""
+    """An effect claimed at a K where the truth is 0, or of the other sign than the truth (type I or S)."""
     below_truth: bool
     """The used context's bound is smaller than the true |difference| at some K of its chain, or a K
     said to be within δ (from ``delta_keep`` up) is not."""
+    picked_missed: bool | None
+    """The next K below's interval as the page prints it (simultaneous over the K tried) misses the truth
+    (None: no K below)."""
+    picked_missed_plain: bool | None
+    """The same K's plain 95% interval misses it: what the page would state without the correction."""
 
     @property
     def erred(self) -> bool:
-        return self.false_effect or self.below_truth
+        return self.false_effect or self.below_truth or bool(self.picked_missed)
 
 
 def replicate(rng: np.random.Generator, cell: Cell, loss: float) -> Outcome:
@@ -127,8 +135,19 @@ def replicate(rng: np.random.Generator, cell: Cell, loss: float) -> Outcome:
     steps = search_keep(measure, cell.length, keep_grid(cell.length, cell.min_keep), cell.refine, STEP)
     rows = keep_rows(steps, Family([s.scores for s in steps]))
     said = used_context(rows, cell.delta)
-    false_effect = any(r.claim.kind == "effect" and truth(cell, r.keep, loss) == 0 for r in rows)
-    return Outcome(rows, said, false_effect, _below_truth(cell, rows, said, loss))
+    wrong = any(r.claim.kind == "effect" and _wrong_effect(r, truth(cell, r.keep, loss)) for r in rows)
+    picked, plain = None, None
+    if said.below is not None:  # the page prints its interval simultaneous over the K tried
+        true = truth(cell, said.below.keep, loss)
+        wide = measure(said.below.keep, simultaneous_confidence(len(steps)))
+        narrow = said.below.scores
+        picked = not wide.ci_low <= true <= wide.ci_high
+        plain = not narrow.ci_low <= true <= narrow.ci_high
+    return Outcome(rows, said, wrong, _below_truth(cell, rows, said, loss), picked, plain)
+
+
+def _wrong_effect(row: KeepRow, true: float) -> bool:
+    return true == 0 or (true > 0) != (row.scores.difference > 0)
 
 
 def _below_truth(cell: Cell, rows: list[KeepRow], said: UsedContext, loss: float) -> bool:
@@ -142,7 +161,7 @@ def _below_truth(cell: Cell, rows: list[KeepRow], said: UsedContext, loss: float
     return any(abs(truth(cell, k, loss)) > cell.delta for k in within)
 
 
-def _instances(rng: np.random.Generator, cell: Cell) -> Callable[[int], PairedScores]:
+def _instances(rng: np.random.Generator, cell: Cell) -> Callable[..., PairedScores]:
     """The intact answers of one replicate and the measure of a control at K against them."""
     codes = cell.design.codes
     p, share = _book_rates(rng, cell.design.books, cell)
@@ -158,11 +177,11 @@ def _instances(rng: np.random.Generator, cell: Cell) -> Callable[[int], PairedSc
     noise = rng.random((cell.length + 1, n)) < cell.noise
     fresh = rng.random((cell.length + 1, n)) < rate
 
-    def measure(keep: int) -> PairedScores:
+    def measure(keep: int, confidence: float = 0.95) -> PairedScores:
         lost = uses & (reach > keep)
         moved = np.where(noise[keep], fresh[keep], intact)
         controlled = np.where(lost, again, moved)
-        return paired_scores(first, [bool(x) for x in controlled], clusters=books)
+        return paired_scores(first, [bool(x) for x in controlled], clusters=books, confidence=confidence)
 
     return measure
 

@@ -8,7 +8,10 @@ calibration (each distance's planted gain and the gates' three tests); every cla
 
 - **Used context** at L: the smallest K tried such that every K tried from it up is a null; its bound is
   the largest of those nulls' bounds (what the claim rules out); within δ when that bound is at most δ.
-  The next K tried below it is where use was shown (an effect) or could not be ruled out.
+  The next K tried below it is where use was shown (an effect) or could not be ruled out. That K was
+  picked by the search (the first that is not a null), so its interval is Bonferroni's over the K tried
+  at that L (:func:`simultaneous_confidence`): a 95% interval picked so would miss the truth in about one
+  page in seven (measured: docs/statistics.md).
 - **Gate**: the planted copy at the nearest distance D whose copies, as planted, all lie before the last
   K tokens (:func:`~longread.calibration.verdicts.position_of`: ``perturbed``): the intact run must use
   it (``copies``, by the page's family) and the control at the same K must lose it (the calibration's
@@ -20,7 +23,7 @@ calibration (each distance's planted gain and the gates' three tests); every cla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +54,14 @@ class KeepRow:
     scores: PairedScores
     claim: Claim
     p_adjusted: float | None
+    simultaneous: PairedScores | None = None
+    """The same comparison with its interval simultaneous over the K tried at this L (what a sentence
+    about the K the search picked states)."""
+
+
+def simultaneous_confidence(tried: int) -> float:
+    """Bonferroni's confidence for an interval that holds with 95% whichever of ``tried`` K is picked."""
+    return 1 - 0.05 / max(1, tried)
 
 
 @dataclass
@@ -121,6 +132,8 @@ class _Draft:
     gate: tuple[PairedScores, PairedScores, PairedScores] | None
     """The gate's three tests (gain under the control, planted drop, unplanted drop); None: not run."""
     control: str
+    simultaneous: dict[int, PairedScores]
+    """Per K tried, controlled − intact with the interval simultaneous over the K tried."""
 
 
 def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> _Draft:
@@ -144,7 +157,17 @@ def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> _Draft:
         under = read_outcomes(layout.planted_run(out, model, length, d, name), length, planted_ids)
         unplanted = read_outcomes(layout.length_dir(out, model, length) / name, length, planted_ids)
         gate = (compare(unplanted, under), compare(planted[d], under), compare(base, unplanted))
-    return _Draft(here, intact, here.steps, gains, where, gate, record.plan.control)
+    confidence = simultaneous_confidence(len(here.steps))
+    control = record.plan.control
+    simultaneous = {
+        step.keep: compare(
+            intact,
+            restrict(read_outcomes(layout.control_run(out, model, length, control, step.keep), length), ids),
+            confidence,
+        )
+        for step in here.steps
+    }
+    return _Draft(here, intact, here.steps, gains, where, gate, record.plan.control, simultaneous)
 
 
 def _answer(draft: _Draft, families: Families, delta: float) -> LengthAnswer:
@@ -152,7 +175,7 @@ def _answer(draft: _Draft, families: Families, delta: float) -> LengthAnswer:
     books = len({book for _, book in intact.values()}) if intact else None
     accuracy = sum(right for right, _ in intact.values()) / len(intact) if intact else None
     answer = LengthAnswer(here.model, here.length, len(intact), books, accuracy, record=here)
-    answer.keeps = keep_rows(draft.steps, families.keeps)
+    answer.keeps = keep_rows(draft.steps, families.keeps, draft.simultaneous)
     said = used_context(answer.keeps, delta)
     answer.used, answer.bound, answer.below, answer.delta_keep = (
         said.used,
@@ -207,9 +230,15 @@ def used_context(keeps: Sequence[KeepRow], delta: float) -> UsedContext:
     return UsedContext(used, bound, below, within)
 
 
-def keep_rows(steps: Sequence[Step], family: Family) -> list[KeepRow]:
-    """Each K tried with its claim and p under the family's adjustment."""
-    return [KeepRow(s.keep, s.scores, family.claim(s.scores), family.p(s.scores)) for s in steps]
+def keep_rows(
+    steps: Sequence[Step], family: Family, simultaneous: Mapping[int, PairedScores] | None = None
+) -> list[KeepRow]:
+    """Each K tried with its claim and p under the family's adjustment (and its simultaneous interval,
+    keyed by K, where given)."""
+    wide = simultaneous or {}
+    return [
+        KeepRow(s.keep, s.scores, family.claim(s.scores), family.p(s.scores), wide.get(s.keep)) for s in steps
+    ]
 
 
 def _gate_reason(answer: LengthAnswer, reason: str) -> str:

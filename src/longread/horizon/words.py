@@ -22,14 +22,14 @@ def answer_sentence(a: LengthAnswer, control: str, delta: float) -> str:
         if first.claim.kind == "effect":
             return (
                 f"{where}, {a.model}'s answers depend on more than its last {first.keep:,} tokens, the "
-                f"largest K tried ({counts}): {_row_words(first, verb)}."
+                f"largest K tried ({counts}): {_row_words(first, verb, len(a.keeps))}."
             )
         return (
             f"{where}, use of what {a.model} read before its last {first.keep:,} tokens, the largest K "
-            f"tried, could not be ruled out ({counts}): {_row_words(first, verb)}."
+            f"tried, could not be ruled out ({counts}): {_row_words(first, verb, len(a.keeps))}."
         )
     bound = _bound_words(a, delta)
-    below = f"; {_row_words(a.below, verb)}" if a.below is not None else ""
+    below = f"; {_row_words(a.below, verb, len(a.keeps))}" if a.below is not None else ""
     if a.calibrated:
         row = a.gate_row
         assert row is not None and row.control_effect is not None
@@ -81,20 +81,31 @@ def _bound_words(a: LengthAnswer, delta: float) -> str:
     )
 
 
-def _row_words(row: KeepRow, verb: str) -> str:
+def _row_words(row: KeepRow, verb: str, tried: int) -> str:
+    """The next K below the used context, picked by the search: its interval is the one simultaneous
+    over the ``tried`` K (where the row has it), and says so."""
     s = row.scores
-    span = interval(s.difference, s.ci_low, s.ci_high)
+    wide = row.simultaneous if row.simultaneous is not None else s
+    low, high = wide.ci_low, wide.ci_high
+    span = interval(s.difference, low, high)
+    which = (
+        f"; the interval holds over all {tried} K tried" if row.simultaneous is not None and tried > 1 else ""
+    )
     p = "" if row.p_adjusted is None else f", {p_text(row.p_adjusted)}"
     what = _all_but(verb, row.keep)
     kind = row.claim.kind
     if kind == "effect":
         moves = "lowers" if s.difference < 0 else "raises"
-        near, far = sorted((abs(s.ci_low), abs(s.ci_high)))
-        return f"{what} {moves} accuracy by {abs(s.difference):.2f} [{near:.2f}, {far:.2f}]{p}: use shown"
+        if low <= 0 <= high:  # the simultaneous interval reaches 0: the signed form, not "by x [a, b]"
+            return f"{what} {moves} accuracy ({span}{p}{which}): use shown"
+        near, far = sorted((abs(low), abs(high)))
+        return (
+            f"{what} {moves} accuracy by {abs(s.difference):.2f} [{near:.2f}, {far:.2f}]{p}{which}: use shown"
+        )
     if kind == "null":
         return f"{what} changes accuracy by no more than ±{row.claim.bound:.2f} ({span}{p})"
     if kind == "too few books":
-        return f"{what} changes accuracy by {span} ({s.clusters} books: too few books to claim)"
+        return f"{what} changes accuracy by {span} ({s.clusters} books: too few books to claim{which})"
     if kind == "too few":
         return f"{what} changes accuracy by {span} on {s.n} instances: too few to say"
-    return f"{what} changes accuracy by {span}{p}: use not ruled out (not established)"
+    return f"{what} changes accuracy by {span}{p}{which}: use not ruled out (not established)"

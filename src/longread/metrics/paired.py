@@ -108,10 +108,15 @@ def _empty() -> PairedScores:
 
 
 def paired_scores(
-    a: Sequence[float | bool], b: Sequence[float | bool], *, clusters: Clusters = None
+    a: Sequence[float | bool],
+    b: Sequence[float | bool],
+    *,
+    clusters: Clusters = None,
+    confidence: float = 0.95,
 ) -> PairedScores:
     """Compare paired scores (see the module docstring); yes/no scores (bools) also get McNemar's exact
-    test. ``clusters``: each item's book."""
+    test. ``clusters``: each item's book; ``confidence``: the interval's (above 0.95 for an interval
+    simultaneous over several, Bonferroni's; p does not change)."""
     if len(a) != len(b):
         raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
     first = np.asarray(a, dtype=np.float64)
@@ -136,10 +141,10 @@ def paired_scores(
         only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
         only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
         mcnemar = mcnemar_exact_p(only_a, only_b)
-        low, high = tango_interval(only_a, only_b, int(first.size))
+        low, high = tango_interval(only_a, only_b, int(first.size), confidence)
         p, method = mcnemar, "Tango's score interval by instance; McNemar's exact p"
         if by_book:
-            cluster = cluster_mean_interval(differences, clusters)
+            cluster = cluster_mean_interval(differences, clusters, confidence)
             low, high = min(low, cluster.low), max(high, cluster.high)
             p = max(mcnemar, cluster.p)
             method = (
@@ -149,7 +154,7 @@ def paired_scores(
         low, high = max(low, -1.0), min(high, 1.0)  # a difference of two shares lies in [-1, 1]
         return replace(base, ci_low=low, ci_high=high, only_a=only_a, only_b=only_b, mcnemar_p=mcnemar,
                        p=p, method=method)  # fmt: skip
-    interval = cluster_mean_interval(differences, clusters if by_book else None)
+    interval = cluster_mean_interval(differences, clusters if by_book else None, confidence)
     return replace(base, ci_low=interval.low, ci_high=interval.high, p=interval.p,
                    method=_t_method("CR2", interval, by_book))  # fmt: skip
 
