@@ -172,6 +172,9 @@ def _answer_json(a: LengthAnswer, control: str, delta: float) -> dict[str, Any]:
                 "claim": r.claim.kind,
                 "bound": r.claim.bound,
                 "p_adjusted": r.p_adjusted,
+                "ci_simultaneous": None
+                if r.simultaneous is None
+                else [r.simultaneous.ci_low, r.simultaneous.ci_high],
             }
             for r in a.keeps
         ],
