@@ -19,7 +19,7 @@ from typing import Any
 
 from longread.benchmarks.chapterbreak.io import load_instances, write_instances
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.calibration.verdicts import compare
+from longread.calibration.verdicts import Outcomes, compare
 from longread.errors import LongreadError
 from longread.evaluation.controls import ControlledTask, ControlSettings
 from longread.evaluation.registry import make_task
@@ -198,7 +198,7 @@ class Campaign:
         def measure(keep: int) -> PairedScores:
             path = layout.control_run(self.out, model, length, self.plan.control, keep)
             self._run(backend, self.out / layout.INSTANCES, path, length, self._control(keep))
-            return compare(intact, restrict(read_outcomes(path, length), ids))
+            return controlled_scores(path, length, intact, ids)
 
         grid = keep_grid(length, self.plan.min_keep)
         record.steps = search_keep(measure, length, grid, self.plan.refine, self.plan.step)
@@ -238,6 +238,13 @@ def counter(backend: Any, model: str) -> Any:
             "model's tokens; use a local, GGUF, served or Ray-replicated model"
         )
     return count
+
+
+def controlled_scores(
+    run: Path, length: int, intact: Outcomes, ids: frozenset[str], confidence: float = 0.95
+) -> PairedScores:
+    """A control run at L against the intact outcomes, on the instances ``ids`` (every model fitted)."""
+    return compare(intact, restrict(read_outcomes(run, length), ids), confidence)
 
 
 def kept_context(steps: Sequence[Step], length: int) -> int:

@@ -39,7 +39,7 @@ from longread.calibration.verdicts import (
     intact_row,
 )
 from longread.horizon import layout
-from longread.horizon.campaign import CampaignRecord, LengthRecord
+from longread.horizon.campaign import CampaignRecord, LengthRecord, controlled_scores
 from longread.horizon.outcomes import read_outcomes, restrict
 from longread.horizon.planting import read_placements
 from longread.horizon.search import Step
@@ -160,14 +160,12 @@ def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> _Draft:
     confidence = simultaneous_confidence(len(here.steps))
     control = record.plan.control
     simultaneous = {
-        step.keep: compare(
-            intact,
-            restrict(read_outcomes(layout.control_run(out, model, length, control, step.keep), length), ids),
-            confidence,
+        step.keep: controlled_scores(
+            layout.control_run(out, model, length, control, step.keep), length, intact, ids, confidence
         )
         for step in here.steps
     }
-    return _Draft(here, intact, here.steps, gains, where, gate, record.plan.control, simultaneous)
+    return _Draft(here, intact, here.steps, gains, where, gate, control, simultaneous)
 
 
 def _answer(draft: _Draft, families: Families, delta: float) -> LengthAnswer:
