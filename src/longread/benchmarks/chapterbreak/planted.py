@@ -19,24 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance, Planted
-from longread.errors import LongreadError
+from longread.text.planting import SLACK, Count, PlantError, copy_opening, plant_in_text
 
 COPY_TOKENS = 64
-SLACK = 64
-"""A boundary up to this many tokens farther than the distance asked for may take the copy."""
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(\s+)")
-_WORD_GAP = re.compile(r"\s+")
 
-Count = Callable[[str], int]
-"""Tokens of a text in the model's tokenizer (no start token)."""
-
-
-class PlantError(LongreadError):
-    """A copy that cannot be planted: names the instance and what to change."""
+__all__ = ["COPY_TOKENS", "SLACK", "Count", "PlantError", "check_plantable", "plant_copies", "plant_copy"]
 
 
 def plant_copies(
@@ -95,105 +85,30 @@ def plant_copy(
     """``instance`` with the gold's first ``copy_tokens`` tokens planted ``distance`` tokens before the
     prefix's end (see the module docstring)."""
     check_plantable([instance], [distance], count, copy_tokens)
-    copy = _copy_of(instance.gold, count, copy_tokens)
-    prefix = instance.prefix
-    before = count(prefix)
+    copy = copy_opening(instance.gold, count, copy_tokens)
     rng = random.Random(
         int.from_bytes(hashlib.sha256(f"{seed}\0{instance.id}\0{distance}".encode()).digest()[:8])
     )
-    # the copy's own tokens lie between its start and the text that followed the boundary
-    at, gap, at_sentence = _place(prefix, distance - count(copy), count, rng)
-    planted = prefix[:at] + copy + gap + prefix[at:]
-    cut = _cut_to(planted, before, count, limit=at)
-    final = planted[cut:]
+    done = plant_in_text(instance.prefix, copy, distance, count, rng)
     record = Planted(
         distance=distance,
-        distance_tokens=count(final[at - cut :]),
-        copy_tokens=count(copy),
-        copy_chars=len(copy),
-        at_char=at - cut,
-        at_sentence=at_sentence,
-        cut_chars=cut,
+        distance_tokens=done.distance_tokens,
+        copy_tokens=done.copy_tokens,
+        copy_chars=done.copy_chars,
+        at_char=done.at_char,
+        at_sentence=done.at_sentence,
+        cut_chars=done.cut_chars,
         original_id=instance.id,
         seed=seed,
     )
+    cut = done.cut_chars
     start = None if instance.prefix_start_char is None else instance.prefix_start_char + cut
     return instance.model_copy(
         update={
             "id": f"{instance.id}#planted-d{distance}",
-            "prefix": final,
-            "prefix_tokens": count(final),
+            "prefix": done.text,
+            "prefix_tokens": count(done.text),
             "prefix_start_char": start,
             "planted": record,
         }
     )
-
-
-def _copy_of(gold: str, count: Count, tokens: int) -> str:
-    """The longest opening of ``gold`` (whole characters, verbatim) of at most ``tokens`` tokens."""
-    low, high = 1, len(gold)
-    while low < high:  # the largest c with count(gold[:c]) <= tokens
-        middle = (low + high + 1) // 2
-        if count(gold[:middle]) <= tokens:
-            low = middle
-        else:
-            high = middle - 1
-    return gold[:low].rstrip()
-
-
-def _tail_tokens(prefix: str, count: Count) -> Callable[[int], int]:
-    cache: dict[int, int] = {}
-
-    def tail(at: int) -> int:
-        if at not in cache:
-            cache[at] = count(prefix[at:])
-        return cache[at]
-
-    return tail
-
-
-def _place(prefix: str, distance: int, count: Count, rng: random.Random) -> tuple[int, str, bool]:
-    """(offset, the whitespace to put after the copy, at a sentence boundary?): a place with at least
-    ``distance`` tokens of the prefix after it."""
-    tail = _tail_tokens(prefix, count)
-    ends = [(m.end(), m.group(1)) for m in _SENTENCE_END.finditer(prefix)]
-    # tail(offset) falls as the offset grows: the first boundary whose tail is below the distance
-    first_short = _first(len(ends), lambda k: tail(ends[k][0]) < distance)
-    near = []
-    for k in range(first_short - 1, -1, -1):
-        if tail(ends[k][0]) > distance + SLACK:
-            break
-        near.append(ends[k])
-    if near:
-        offset, gap = rng.choice(sorted(near))
-        return offset, gap, True
-    gaps = [(m.end(), m.group(0)) for m in _WORD_GAP.finditer(prefix)]
-    k = _first(len(gaps), lambda j: tail(gaps[j][0]) < distance)
-    if k == 0:
-        raise PlantError(f"no place {distance} tokens before the end of a prefix of {tail(0)} tokens")
-    return gaps[k - 1][0], " ", False
-
-
-def _first(n: int, short: Callable[[int], bool]) -> int:
-    """The smallest k in [0, n] with short(k) (short is False then True as k grows); n if none."""
-    low, high = 0, n
-    while low < high:
-        middle = (low + high) // 2
-        if short(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
-
-
-def _cut_to(text: str, tokens: int, count: Count, *, limit: int) -> int:
-    """The fewest characters to cut from ``text``'s start so that it has at most ``tokens`` tokens,
-    never past ``limit`` (the copy)."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high) // 2
-        if count(text[middle:]) <= tokens:
-            high = middle
-        else:
-            low = middle + 1
-    return low

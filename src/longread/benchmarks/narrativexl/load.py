@@ -6,7 +6,8 @@ Read-along books (:func:`load_reading_books`) come from
   every option's origin); without that folder, ``questions/*.questions_shortform``;
 - the authors' ``*.questions_shortform`` files: one file, several, or a
   directory of them (the published archive);
-- ``*.json`` ReadingBook files or a directory of them;
+- ``*.json`` ReadingBook files or a directory of them; a ``*.jsonl`` file of ReadingBooks, one a line (as
+  ``longread horizon`` writes the questions it chose, each a book of its own);
 - a ``longread export narrativexl --to hf`` folder (its ``longread_instances`` config).
 
 Scene-summary books (:func:`load_book_summaries`) come from a ``.tagseparated``
@@ -103,20 +104,48 @@ def _load(
     books: dict[str, tuple[Path, ModelT]] = {}
     for file in files:
         if file.name.endswith(official_suffix):
-            book = read_official(file)
+            read = [read_official(file)]
         elif file.suffix == ".json":
-            book = _read_json(file, model)
+            read = [_read_json(file, model)]
+        elif file.suffix == ".jsonl":
+            read = _read_json_lines(file, model)
         else:
-            raise BadInputError(file, f"not a {official_suffix} or .json file")
-        key = book_id(book)
-        if key in books:
-            raise BadInputError(
-                file,
-                f"book {key!r} is also in {books[key][0]}",
-                "give each book once (one build or one archive)",
-            )
-        books[key] = (file, book)
+            raise BadInputError(file, f"not a {official_suffix}, .json or .jsonl file")
+        for book in read:
+            key = book_id(book)
+            if key in books:
+                raise BadInputError(
+                    file,
+                    f"book {key!r} is also in {books[key][0]}",
+                    "give each book once (one build or one archive)",
+                )
+            books[key] = (file, book)
     return [books[key][1] for key in sorted(books)]
+
+
+def _read_json_lines(path: Path, model: type[ModelT]) -> list[ModelT]:
+    """One ``model`` a line; an error names the line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInputError(path, f"cannot read it as UTF-8 text ({exc})", "rebuild it") from None
+    found: list[ModelT] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            found.append(model.model_validate_json(line))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "the line"
+            raise BadInputError(
+                path,
+                f"line {number} is not a {model.__name__}: {where}: {problem['msg']}",
+                "write one book as JSON on each line (`longread horizon` writes such files)",
+            ) from None
+    if not found:
+        raise BadInputError(path, "no book in it", "give a file with one book as JSON on each line")
+    return found
 
 
 def _export_folder(paths: Path | Sequence[Path]) -> Path | None:
