@@ -49,14 +49,14 @@ def test_distances_for_every_length_or_per_length() -> None:
 
 def test_the_cost_uses_the_models_earlier_runs_else_the_reference_rate(tmp_path: Path) -> None:
     plan = HorizonPlan((1024,), min_keep=256, refine=1)  # K: 512, 256, 0; 3 distances
-    (cost,) = estimate(plan, "smollm2", 100, 128, tmp_path)
+    (cost,) = estimate(plan, "smollm2", 100, 6 * 128, tmp_path)
     assert cost.runs == (1 + 3 + 1) + (3 + 1)  # intact, grid, refinement; planted runs, gate
     assert cost.samples == 900 and cost.tokens == 900 * (1024 + 6 * 128)
     assert cost.rate == REFERENCE_RATES["smollm2"] and "reference" in cost.rate_source
     run = tmp_path / "smollm2" / "L1024" / "intact"
     run.mkdir(parents=True)
     (run / "timing.json").write_text(json.dumps({"total": {"tokens": 50_000, "wall_time_s": 100.0}}))
-    (measured,) = estimate(plan, "smollm2", 100, 128, tmp_path)
+    (measured,) = estimate(plan, "smollm2", 100, 6 * 128, tmp_path)
     assert measured.rate == 500.0 and measured.seconds == measured.tokens / 500.0
     assert str(tmp_path) in measured.rate_source
 

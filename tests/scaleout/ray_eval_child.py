@@ -88,7 +88,8 @@ def calibrate_and_ablate(data: Path, out: Path, one: Any, backend: RayBackend) -
 
 def horizon(data: Path, out: Path, backend: Any) -> None:
     """A small horizon campaign on one loaded backend (the one process's or the replicas)."""
-    from longread.horizon.campaign import Campaign, choose_instances
+    from longread.horizon.benchmarks import horizon_task
+    from longread.horizon.campaign import Campaign
     from longread.horizon.plan import HorizonPlan
     from longread.horizon.progress import CampaignProgress
     from longread.horizon.report import write_horizon
@@ -99,11 +100,10 @@ def horizon(data: Path, out: Path, backend: Any) -> None:
         yield backend
 
     plan = HorizonPlan((512,), "shuffle", min_keep=128, refine=1, distances={512: (128,)}, copy_tokens=16)
-    instances = choose_instances(data, OPTIONS)
+    task = horizon_task("chapterbreak", {"suffix_tokens": "24"})
+    instances = task.choose(data, OPTIONS, plan)
     progress = CampaignProgress(8, len(instances), lambda _: None)
-    campaign = Campaign(
-        out, plan, ["tiny"], {"suffix_tokens": "24"}, instances, progress, show_progress=False
-    )
+    campaign = Campaign(out, plan, ["tiny"], task, instances, progress, show_progress=False)
     record = campaign.run(given)
     write_horizon(out, record, *answers(out, record))
 

@@ -101,19 +101,16 @@ def horizon_command(
     """How far back does the model read? The used context (the fewest last tokens whose replacement leaves
     the answers unchanged, a null whose bound is stated against ±delta, searched over K) and the planted
     copy's horizon, per model × prefix length, with the calibration gate that licenses each sentence."""
-    from longread.evaluation.registry import make_task
     from longread.evaluation.runner import RunOptions
-    from longread.horizon.campaign import Campaign, check_models, check_out, choose_instances, planned_runs
+    from longread.horizon.benchmarks import horizon_task
+    from longread.horizon.campaign import Campaign, check_models, check_out, planned_runs
     from longread.horizon.plan import HorizonPlan, check_plan, estimate, parse_distances
     from longread.horizon.progress import CampaignProgress
 
-    if task != "chapterbreak":
-        raise typer.BadParameter(
-            f"horizon reads chapterbreak data (not {task}): the copy is planted there", param_hint="TASK"
-        )
     lengths = parse_counts(prefix_lengths, "--prefix-lengths")
     settings = parse_task_options(option or [])
     try:
+        adapter = horizon_task(task, settings)
         plan = HorizonPlan(
             tuple(sorted(set(lengths))),
             control,
@@ -125,24 +122,23 @@ def horizon_command(
             seed=seed,
         )
         check_plan(plan)
-        chosen_task = make_task(task, {**settings, "prefix_lengths": ",".join(map(str, lengths))})
         options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
-        instances = choose_instances(data, options)
+        instances = adapter.choose(data, options, plan)
         check_models(model)
-        check_out(out, instances)
+        check_out(out, adapter, instances)
     except LongreadError as exc:
         raise fail(exc) from None
-    suffix = int(getattr(chosen_task.settings, "suffix_tokens", 128))
-    costs = [cost for name in model for cost in estimate(plan, name, len(instances), suffix, out)]
+    after = adapter.read_after(instances)
+    costs = [cost for name in model for cost in estimate(plan, name, len(instances), after, out)]
     say = lambda text: typer.echo(text, err=True)  # noqa: E731
-    _print_plan(say, plan, model, instances, costs)
+    _print_plan(say, plan, model, adapter, instances, costs)
     if dry_run:
         return
     progress = CampaignProgress(planned_runs(plan, len(model)), len(instances), say)
     try:
         with ray_for_command(ray, ray_workers) as on_ray:
             loader = _loader(device, dtype, threads, max_length, on_ray)
-            campaign = Campaign(out, plan, model, settings, instances, progress, show_progress=not quiet)
+            campaign = Campaign(out, plan, model, adapter, instances, progress, show_progress=not quiet)
             record = campaign.run(loader)
             files = _report(out, record)
     except KeyboardInterrupt:
@@ -194,13 +190,16 @@ def _report(out: Path, record: Any) -> tuple[Path, ...]:
     return md, js, png, html
 
 
-def _print_plan(say: Any, plan: Any, models: list[str], instances: list[Any], costs: list[Any]) -> None:
+def _print_plan(
+    say: Any, plan: Any, models: list[str], adapter: Any, instances: list[Any], costs: list[Any]
+) -> None:
     from longread.horizon.plan import keep_grid
     from longread.progress import format_duration
 
-    books = len({i.book_id for i in instances})
+    books = len({adapter.book_of(i) for i in instances})
     say(
-        f"plan: {len(instances):,} instances from {books:,} books; {plan.control} before the last K tokens; "
+        f"plan: {adapter.title}, {len(instances):,} {adapter.unit} from {books:,} books; "
+        f"{plan.control} before the last K tokens; "
         f"δ = {plan.delta:g}; models {', '.join(models)}"
     )
     for length in plan.prefix_lengths:

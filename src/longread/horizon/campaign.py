@@ -6,7 +6,8 @@ tokenizer can plant a copy in (so the instances every model fitted, and could pl
 second plants, searches and gates. Every run is a resumable run folder (:mod:`longread.horizon.layout`)
 whose data does not depend on what the other models fitted, so running the same command again replays
 the search on the finished runs and goes on where it stopped. The chosen instances are written once, in
-the data's format, so every model reads the same bytes.
+the data's format, so every model reads the same bytes. What is benchmark-specific — choosing, planting,
+the task read at L — is the benchmark's adapter's (:mod:`longread.horizon.tasks`).
 """
 
 from __future__ import annotations
@@ -17,28 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.chapterbreak.io import load_instances, write_instances
-from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.calibration.verdicts import Outcomes, compare
-from longread.errors import LongreadError
-from longread.evaluation.controls import ControlledTask, ControlSettings
-from longread.evaluation.registry import make_task
+from longread.evaluation.controls import ControlSettings
 from longread.evaluation.runner import RunOptions, run_task
-from longread.evaluation.selection import select
 from longread.horizon import layout
 from longread.horizon.outcomes import Fitted, common, fitted, read_outcomes, restrict
 from longread.horizon.plan import HorizonPlan, keep_grid, max_runs
-from longread.horizon.planting import gate_distance, plant, plantable
+from longread.horizon.planting import gate_distance, plant
 from longread.horizon.progress import CampaignProgress
 from longread.horizon.search import Step, search_keep
+from longread.horizon.tasks import HorizonError, HorizonTask, write_lines
 from longread.metrics.paired import PairedScores
 
 OpenBackend = Callable[[str], AbstractContextManager[Any]]
 """A model spec → a context giving its loaded backend (closed, and its memory handed back, on exit)."""
 
-
-class HorizonError(LongreadError):
-    """A campaign that cannot go on: names what is missing and what to do."""
+__all__ = ["Campaign", "CampaignRecord", "HorizonError", "check_models", "check_out", "planned_runs"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +62,8 @@ class LengthRecord:
 class CampaignRecord:
     models: tuple[str, ...]
     plan: HorizonPlan
-    instances: list[ChapterBreakInstance]
+    task: HorizonTask
+    instances: list[Any]
     common: dict[int, frozenset[str]] = field(default_factory=dict)
     """Per L, the instances every model fitted: every comparison's instances."""
     planted_common: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -77,25 +73,7 @@ class CampaignRecord:
     failed: int = 0
 
 
-def choose_instances(data: Path, options: RunOptions) -> list[ChapterBreakInstance]:
-    """The instances every model reads (``--sample``/``--limit`` as ``eval`` chooses)."""
-    chosen = select(
-        load_instances(data),
-        limit=options.limit,
-        sample=options.sample,
-        seed=options.sample_seed,
-        group_of=lambda i: i.book_id,
-        id_of=lambda i: i.id,
-    )
-    if not chosen:
-        raise HorizonError(f"{data}: no ChapterBreak instance to read")
-    planted = [i.id for i in chosen if i.planted is not None]
-    if planted:
-        raise HorizonError(f"{data}: {planted[0]} is already planted; give the unplanted data")
-    return chosen
-
-
-def check_out(out: Path, instances: Sequence[ChapterBreakInstance]) -> bool:
+def check_out(out: Path, task: HorizonTask, instances: Sequence[Any]) -> bool:
     """Refuse an output folder that is a file or holds a campaign on other instances (compared whole:
     the same ids built with other prefixes are other instances); True where it holds these already."""
     if out.exists() and not out.is_dir():
@@ -104,21 +82,21 @@ def check_out(out: Path, instances: Sequence[ChapterBreakInstance]) -> bool:
     if not file.is_file():
         return False
     held = file.read_text(encoding="utf-8").splitlines()
-    if held != [i.model_dump_json() for i in instances]:
+    if held != task.lines(instances):
         raise HorizonError(
-            f"{out} holds a campaign on other instances ({len(held):,} in {file.name}, {len(instances):,} "
-            "chosen now, or the same ids built otherwise): give the same --data, --sample, --sample-seed and "
-            "--limit, or another --out"
+            f"{out} holds a campaign on other {task.unit} ({len(held):,} in {file.name}, {len(instances):,} "
+            "chosen now, or the same ids built otherwise): give the same task, --data, --sample, "
+            "--sample-seed, --limit and longest --prefix-lengths, or another --out"
         )
     return True
 
 
-def write_chosen(out: Path, instances: Sequence[ChapterBreakInstance]) -> None:
+def write_chosen(out: Path, task: HorizonTask, instances: Sequence[Any]) -> None:
     """Write the chosen instances once (see :func:`check_out`)."""
-    if check_out(out, instances):
+    if check_out(out, task, instances):
         return
     out.mkdir(parents=True, exist_ok=True)
-    write_instances(instances, out / layout.INSTANCES)
+    write_lines(task.lines(instances), out / layout.INSTANCES)
 
 
 def check_models(models: Sequence[str]) -> None:
@@ -133,17 +111,17 @@ class Campaign:
         out: Path,
         plan: HorizonPlan,
         models: Sequence[str],
-        settings: dict[str, Any],
-        instances: list[ChapterBreakInstance],
+        task: HorizonTask,
+        instances: list[Any],
         progress: CampaignProgress,
         show_progress: bool = True,
     ) -> None:
         check_models(models)
-        write_chosen(out, instances)
-        self.out, self.plan, self.settings, self.progress = out, plan, settings, progress
+        write_chosen(out, task, instances)
+        self.out, self.plan, self.task, self.progress = out, plan, task, progress
         self.show = show_progress
-        self.record = CampaignRecord(tuple(models), plan, instances)
-        self.chosen = [i.id for i in instances]
+        self.record = CampaignRecord(tuple(models), plan, task, instances)
+        self.chosen = [task.id_of(i) for i in instances]
 
     def run(self, open_backend: OpenBackend) -> CampaignRecord:
         plantables: dict[tuple[str, int], frozenset[str]] = {}
@@ -153,7 +131,8 @@ class Campaign:
                 for length in self.plan.prefix_lengths:
                     intact = layout.length_dir(self.out, model, length) / "intact"
                     self._run(backend, self.out / layout.INSTANCES, intact, length, None)
-                    plantables[(model, length)] = plantable(self.record.instances, count, self.plan, length)
+                    instances = self.record.instances
+                    plantables[(model, length)] = self.task.plantable(instances, count, self.plan, length)
         for length in self.plan.prefix_lengths:
             fits = {
                 m: fitted(layout.length_dir(self.out, m, length) / "intact", length, self.chosen)
@@ -184,6 +163,7 @@ class Campaign:
             self.out,
             model,
             length,
+            self.task,
             self.record.instances,
             record.plantable,
             counter(backend, model),
@@ -219,9 +199,7 @@ class Campaign:
     def _run(
         self, backend: Any, data: Path, path: Path, length: int, control: ControlSettings | None
     ) -> None:
-        task: Any = make_task("chapterbreak", {**self.settings, "prefix_lengths": str(length)})
-        if control is not None:
-            task = ControlledTask(task, control)
+        task = self.task.task(length, control)
         name = str(path.relative_to(self.out))
         self.progress.start(name)
         outcome = run_task(task, data, backend, path, RunOptions(resume=True, show_progress=self.show))

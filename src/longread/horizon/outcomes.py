@@ -1,8 +1,8 @@
 """A horizon run's answers as the comparisons need them, and the instances every model fitted.
 
-An instance is *fitted* at prefix length L by a model when its intact run scored it reading all L
-tokens (its prefix held at least L of the model's tokens, its window held them and the candidates, and
-no error stopped it). Every comparison of a
+An instance is *fitted* at length L by a model when its intact run scored it reading all L tokens (a
+ChapterBreak prefix held at least L of the model's tokens, or a NarrativeXL window was filled; the
+window held them and what is scored after them, and no error stopped it). Every comparison of a
 campaign is made on the instances all its models fitted at L (NoCha's rule: models compared on the same
 items); what each model left out, and why, is counted for the report.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from longread.calibration.verdicts import Outcomes
 from longread.runs.layout import read_samples
@@ -32,12 +33,22 @@ def read_outcomes(
     if not run.is_dir():
         return found
     for row in read_samples(run):
-        if int(row["prefix_length"]) != length:
+        if length_of(row) != length:
             continue
         source = original_id(str(row["id"]))
         if only is None or source in only:
             found[(source, length)] = (bool(row["correct"]), str(row["book_id"]))
     return found
+
+
+def length_of(row: Mapping[str, Any]) -> int:
+    """The L a row was read at: ChapterBreak's ``prefix_length``, NarrativeXL's ``window``."""
+    return int(row["prefix_length"] if "prefix_length" in row else row["window"])
+
+
+def read_of(row: Mapping[str, Any]) -> int:
+    """The tokens a row read: ChapterBreak's ``context_tokens_kept``, NarrativeXL's ``tokens_seen``."""
+    return int(row.get("context_tokens_kept", row.get("tokens_seen")) or 0)
 
 
 @dataclass(frozen=True)
@@ -54,9 +65,9 @@ def fitted(run: Path, length: int, chosen: Collection[str]) -> Fitted:
     ids: set[str] = set()
     short = 0
     for row in read_samples(run):
-        if int(row["prefix_length"]) != length:
+        if length_of(row) != length:
             continue
-        if int(row.get("context_tokens_kept") or 0) >= length:
+        if read_of(row) >= length:
             ids.add(str(row["id"]))
         else:
             short += 1

@@ -7,8 +7,8 @@ run's (a null), then refined by bisection between the last K that kept them and 
 prefix of L can hold) for the copy horizon and the calibration gate.
 
 The cost printed by a dry run is an upper bound: every grid K and every refinement step, per model × L,
-each reading the chosen instances at L plus their candidates; time from the rate of earlier runs of the
-same model in the output folder, else from :data:`REFERENCE_RATES`.
+each reading the chosen instances at L plus what is scored after them (candidates, options); time from
+the rate of earlier runs of the same model in the output folder, else from :data:`REFERENCE_RATES`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from longread.benchmarks.chapterbreak.planted import SLACK
 from longread.errors import LongreadError
 from longread.horizon.layout import model_folder
 from longread.models.requests.control import CONTROL_KINDS
+from longread.text.planting import SLACK
 
-CANDIDATES = 6
-"""ChapterBreak's gold and five negatives: what each sample reads after its prefix."""
 REFERENCE_RATES = {"smollm2": 400.0, "gemma3": 400.0}
 """Tokens a second each model reads on the reference machine (2 cores, 2 threads): SmolLM2 416 intact and
 346 under ``replace`` on the ChapterBreak ablation at 1K of docs/context-use.md; Gemma 3 270M read as fast
@@ -161,14 +159,16 @@ def max_runs(plan: HorizonPlan, length: int) -> tuple[int, int]:
     return unplanted, planted
 
 
-def estimate(plan: HorizonPlan, model: str, instances: int, suffix_tokens: int, out: Path) -> list[Cost]:
-    """The campaign's cost for one model, per prefix length (see the module docstring)."""
+def estimate(plan: HorizonPlan, model: str, instances: int, after_tokens: int, out: Path) -> list[Cost]:
+    """The campaign's cost for one model, per prefix length (see the module docstring); ``after_tokens``:
+    what each sample reads after its context (ChapterBreak's six candidates, NarrativeXL's prompt and
+    options)."""
     rate, source = observed_rate(out, model)
     costs = []
     for length in plan.prefix_lengths:
         unplanted, planted = max_runs(plan, length)
         samples = instances * (unplanted + planted)
-        tokens = samples * (length + CANDIDATES * suffix_tokens)
+        tokens = samples * (length + after_tokens)
         costs.append(Cost(model, length, unplanted + planted, samples, tokens, tokens / rate, rate, source))
     return costs
 

@@ -1,9 +1,8 @@
-"""The planted copies of a horizon campaign: which instances can hold one, the planted data, and which
-distance the calibration gate reads.
+"""The planted copies of a horizon campaign: the planted data, where its copies lie, and which distance
+the calibration gate reads.
 
-An instance can hold a copy at L for a model when its gold has the copy's tokens and its whole prefix
-room for the farthest distance (as :func:`~longread.benchmarks.chapterbreak.planted.check_plantable`
-asks), in that model's tokens. Each model plants every chosen instance it can (so its planted data, and
+Which instances can hold a copy, and how it is planted, is the benchmark adapter's
+(:mod:`longread.horizon.tasks`). Each model plants every chosen instance it can (so its planted data, and
 the runs reading it, stay the same however the common instances change on a resume); the comparisons
 use only the instances every model fitted and every model could plant.
 """
@@ -12,55 +11,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from longread.benchmarks.chapterbreak.io import load_instances, write_instances
-from longread.benchmarks.chapterbreak.planted import SLACK, Count, plant_copies
-from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
-from longread.calibration.run import placements
 from longread.calibration.verdicts import Placement, copy_shown, position_of
 from longread.horizon import layout
 from longread.horizon.plan import HorizonPlan
+from longread.horizon.tasks import HorizonTask
 from longread.metrics.claims import MIN_PAIRED
 from longread.metrics.paired import PairedScores
-
-
-def plantable(
-    instances: Sequence[ChapterBreakInstance], count: Count, plan: HorizonPlan, length: int
-) -> frozenset[str]:
-    farthest = max(plan.distances_at(length))
-    copy = plan.copy_tokens
-    return frozenset(
-        i.id for i in instances if count(i.gold) >= copy and count(i.prefix) - copy - SLACK > farthest
-    )
+from longread.text.planting import Count
 
 
 def plant(
     out: Path,
     model: str,
     length: int,
-    instances: Sequence[ChapterBreakInstance],
+    task: HorizonTask,
+    instances: Sequence[Any],
     ids: frozenset[str],
     count: Count,
     plan: HorizonPlan,
 ) -> dict[int, Placement]:
     """Write the model's planted data at every distance of L; where each distance's copies lie."""
-    chosen = [i for i in instances if i.id in ids]
+    chosen = [i for i in instances if task.id_of(i) in ids]
     where: dict[int, Placement] = {}
     for distance in plan.distances_at(length) if chosen else ():
         file = layout.planted_file(out, model, length, distance)
         file.parent.mkdir(parents=True, exist_ok=True)
-        planted = plant_copies(chosen, [distance], count, copy_tokens=plan.copy_tokens, seed=plan.seed)
-        write_instances(planted, file)
-        where.update(placements(planted))
+        where[distance] = task.plant(chosen, distance, count, plan, file)
     return where
 
 
-def read_placements(out: Path, model: str, length: int, distances: Sequence[int]) -> dict[int, Placement]:
+def read_placements(
+    out: Path, model: str, length: int, distances: Sequence[int], task: HorizonTask
+) -> dict[int, Placement]:
     where: dict[int, Placement] = {}
     for distance in distances:
-        file = layout.planted_file(out, model, length, distance)
-        if file.is_file():
-            where.update(placements(load_instances(file)))
+        found = task.placement(layout.planted_file(out, model, length, distance))
+        if found is not None:
+            where[distance] = found
     return where
 
 

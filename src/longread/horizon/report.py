@@ -9,7 +9,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from longread.benchmarks.chapterbreak.leaks import RULES, tally
 from longread.calibration.report import horizon_sentence
 from longread.files import atomic_write_text, finite_or_none
 from longread.horizon import layout
@@ -20,18 +19,17 @@ from longread.horizon.words import answer_sentence
 from longread.metrics.claim_words import interval, p_cell
 from longread.metrics.claims import CLAIM_RULE
 
-CHANCE = 1 / 6
-
 
 def write_horizon(
     out: Path, record: CampaignRecord, answers: Sequence[LengthAnswer], families: Families
 ) -> tuple[Path, Path, Path]:
     plan = record.plan
-    books = len({i.book_id for i in record.instances})
+    task = record.task
+    books = len({task.book_of(i) for i in record.instances})
     lines = [
-        f"# How far back does the model read? ChapterBreak, {plan.control} before the last K tokens",
+        f"# How far back does the model read? {task.title}, {plan.control} before the last K tokens",
         "",
-        f"{len(record.instances):,} instances chosen from {books:,} books; models: "
+        f"{len(record.instances):,} {task.unit} chosen from {books:,} books; models: "
         f"{', '.join(record.models)}; "
         f"δ = {plan.delta:g}. Every comparison is paired on the instances every model fitted at that length. "
         f"Rule: {CLAIM_RULE}. Two families, each Holm-adjusted on its own: the {families.keeps.size} "
@@ -121,19 +119,26 @@ def _left_out(record: CampaignRecord) -> list[str]:
 
 
 def _shortcuts(record: CampaignRecord) -> list[str]:
+    task = record.task
+    found = {
+        length: task.shortcuts(
+            [i for i in record.instances if task.id_of(i) in record.common.get(length, frozenset())]
+        )
+        for length in record.plan.prefix_lengths
+    }
+    rules = next(iter(found.values())).rules
+    chance = ", ".join(f"{s.chance:.3f} at L = {length:,}" for length, s in found.items())
     lines = [
         "## Shortcut check",
         "",
-        "What a rule that reads only the candidates' surface scores on the "
-        f"instances compared (chance {CHANCE:.3f}):",
+        f"What a rule that reads only the candidates' surface scores on the {task.unit} compared "
+        f"(chance {chance}):",
         "",
     ]
-    lines += ["| L | instances | " + " | ".join(RULES) + " |", "| ---: | ---: |" + " ---: |" * len(RULES)]
-    for length in record.plan.prefix_lengths:
-        ids = record.common.get(length, frozenset())
-        counted = tally(i for i in record.instances if i.id in ids)
-        cells = " | ".join(f"{counted.result(rule).accuracy:.3f}" for rule in RULES)
-        lines.append(f"| {length:,} | {counted.instances:,} | {cells} |")
+    lines += [f"| L | {task.unit} | " + " | ".join(rules) + " |", "| ---: | ---: |" + " ---: |" * len(rules)]
+    for length, s in found.items():
+        cells = " | ".join(f"{accuracy:.3f}" for accuracy in s.accuracy)
+        lines.append(f"| {length:,} | {s.instances:,} | {cells} |")
     return [*lines, ""]
 
 
@@ -141,6 +146,7 @@ def _payload(record: CampaignRecord, answers: Sequence[LengthAnswer]) -> dict[st
     plan = record.plan
     return finite_or_none(
         {
+            "task": record.task.name,
             "models": list(record.models),
             "plan": {**asdict(plan), "distances": {str(k): list(v) for k, v in plan.distances.items()}},
             "rule": CLAIM_RULE,

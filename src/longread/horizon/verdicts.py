@@ -143,7 +143,7 @@ def _draft(out: Path, record: CampaignRecord, here: LengthRecord) -> _Draft:
     ids = record.common.get(length, frozenset())
     planted_ids = record.planted_common.get(length, frozenset())
     intact = restrict(read_outcomes(layout.length_dir(out, model, length) / "intact", length), ids)
-    where = read_placements(out, model, length, here.distances)
+    where = read_placements(out, model, length, here.distances, record.task)
     base = restrict(intact, planted_ids)
     planted = {
         d: read_outcomes(layout.planted_run(out, model, length, d, "intact"), length, planted_ids)

@@ -194,9 +194,13 @@ class NarrativeXLTask:
         )
 
     def control_document(self, instance: ReadingBook) -> tuple[str, str, str]:
-        """(book, book, the whole book): under a control each question's window is read again from its
-        tokens, its distant part perturbed; other books lend tokens to ``replace``."""
-        return instance.book_id, instance.book_id, self._settings.scene_separator.join(instance.scenes)
+        """(book, reading, the whole reading): under a control each question's window is read again from its
+        tokens, its distant part perturbed; other books lend tokens to ``replace``. The book is its
+        questions' (a reading of one question of a book, as ``longread horizon`` writes them, is that
+        book's, so it never lends that book tokens)."""
+        book = instance.questions[0].book_id if instance.questions else instance.book_id
+        scenes = (scene for scene in instance.scenes if scene)  # a horizon reading empties the early ones
+        return book, instance.book_id, self._settings.scene_separator.join(scenes)
 
     # ------------------------------------------------------------ rows
 
