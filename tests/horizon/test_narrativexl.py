@@ -26,8 +26,8 @@ SMALL = [
     "--prefix-lengths", str(WINDOW), "--distances", "96", "--copy-tokens", "64", "--min-keep", "96",
     "--refine", "1", "--sample", "15", "--quiet",
 ]  # fmt: skip
-"""A copy of the true summary (whole: two sentences, up to 64 tokens) 96 tokens before the question, 15 questions of 5 books; K is searched
-on 96 and 0."""
+"""A copy of the true summary (whole: two sentences, up to 64 tokens) 96 tokens before the question, 15
+questions of 5 books; K is searched on 96 and 0."""
 
 
 def build(folder: Path) -> Path:

@@ -15,8 +15,8 @@ option's summary planted in the book D tokens before the question.
   longer — is planted in the book read so far, D tokens before its end (before the prompt;
   :mod:`longread.text.planting`): an option is scored whole, so a copy of part of it moves its score
   little (a per-token mean the less, the shorter the part). A question can hold it when its answer is a
-  scene (not "None of the above.") and the window's book part has room for the farthest distance. Where each copy lies is written beside the planted file
-  (``planted-dD.placements.jsonl``).
+  scene (not "None of the above.") and the window's book part has room for the farthest distance. Where
+  each copy lies is written beside the planted file (``planted-dD.placements.jsonl``).
 - **Shortcut check**: the longest option, the shortest, and "None of the above." every time.
 """
 
