@@ -106,6 +106,8 @@ def test_a_narrativexl_campaign_reads_each_question_cut_left_plants_its_summary_
     # 13 of 15; gain +0.87 [+0.49, +1.00]); replacing everything loses it, so the gate detects
     assert copy["verdict"] == "copies" and answer["calibrated"]
     assert answer["gate"]["verdict"] == "detects" and answer["gate"]["position"] == "perturbed"
+    assert answer["intact"] <= report["shortcuts"][str(WINDOW)]["chance"]
+    assert "is no better than chance" in answer["sentence"]  # so the sentence says it had little to lower
     markdown = (out / "horizon.md").read_text()
     assert (
         "NarrativeXL read-along" in markdown

@@ -75,3 +75,13 @@ def test_the_k_the_search_picked_is_given_with_its_interval_simultaneous_over_th
     near, far = sorted((abs(wide.ci_low), abs(wide.ci_high)))
     assert f"lowers accuracy by 0.30 [{near:.2f}, {far:.2f}]" in text
     assert "the interval holds over all 3 K tried" in text
+
+
+def test_an_intact_run_no_better_than_chance_is_said_to_have_had_little_to_lower() -> None:
+    a = answer(row(512, 0), row(256, 0), row(128, 30))  # intact accuracy 0.4
+    warned = "no better than chance"
+    assert warned not in answer_sentence(a, "replace", 0.05, chance=1 / 6)
+    floor = replace(a, intact=0.1)
+    text = answer_sentence(floor, "replace", 0.05, chance=1 / 6)
+    assert text.startswith(answer_sentence(floor, "replace", 0.05))
+    assert "Its intact accuracy, 0.100, is no better than chance (0.167)" in text

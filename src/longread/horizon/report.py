@@ -14,6 +14,7 @@ from longread.files import atomic_write_text, finite_or_none
 from longread.horizon import layout
 from longread.horizon.campaign import CampaignRecord
 from longread.horizon.plot import plot_horizon
+from longread.horizon.tasks import Shortcuts
 from longread.horizon.verdicts import Families, LengthAnswer
 from longread.horizon.words import answer_sentence
 from longread.metrics.claim_words import interval, p_cell
@@ -26,6 +27,7 @@ def write_horizon(
     plan = record.plan
     task = record.task
     books = len({task.book_of(i) for i in record.instances})
+    shortcuts = _shortcut_scores(record)
     lines = [
         f"# How far back does the model read? {task.title}, {plan.control} before the last K tokens",
         "",
@@ -37,7 +39,7 @@ def write_horizon(
         "",
         "## The answer",
         "",
-        *[f"- {answer_sentence(a, plan.control, plan.delta)}" for a in answers],
+        *[f"- {answer_sentence(a, plan.control, plan.delta, shortcuts[a.length].chance)}" for a in answers],
         "",
         "| model | L | instances (books) | intact | used context K | bound | next K below | copy horizon "
         "| calibrated |",
@@ -56,14 +58,15 @@ def write_horizon(
         *[f"- {a.model} at L = {a.length:,}: gate {_gate_words(a)}" for a in answers],
         "",
         *_left_out(record),
-        *_shortcuts(record),
+        *_shortcuts(record, shortcuts),
         f"![the change of accuracy against the tokens kept intact]({layout.REPORT_PNG})",
         "",
     ]
     md = out / layout.REPORT_MD
     atomic_write_text(md, "\n".join(lines))
     js = out / layout.REPORT_JSON
-    atomic_write_text(js, json.dumps(_payload(record, answers), indent=2, sort_keys=True) + "\n")
+    payload = _payload(record, answers, shortcuts)
+    atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
     png = plot_horizon(answers, plan.prefix_lengths, plan.delta, plan.control, out / layout.REPORT_PNG)
     return md, js, png
 
@@ -118,14 +121,19 @@ def _left_out(record: CampaignRecord) -> list[str]:
     return [*lines, ""]
 
 
-def _shortcuts(record: CampaignRecord) -> list[str]:
+def _shortcut_scores(record: CampaignRecord) -> dict[int, Shortcuts]:
+    """Per L, what the trivial rules score on the instances every model fitted."""
     task = record.task
-    found = {
+    return {
         length: task.shortcuts(
             [i for i in record.instances if task.id_of(i) in record.common.get(length, frozenset())]
         )
         for length in record.plan.prefix_lengths
     }
+
+
+def _shortcuts(record: CampaignRecord, found: dict[int, Shortcuts]) -> list[str]:
+    task = record.task
     rules = next(iter(found.values())).rules
     chance = ", ".join(f"{s.chance:.3f} at L = {length:,}" for length, s in found.items())
     lines = [
@@ -142,7 +150,9 @@ def _shortcuts(record: CampaignRecord) -> list[str]:
     return [*lines, ""]
 
 
-def _payload(record: CampaignRecord, answers: Sequence[LengthAnswer]) -> dict[str, Any]:
+def _payload(
+    record: CampaignRecord, answers: Sequence[LengthAnswer], shortcuts: dict[int, Shortcuts]
+) -> dict[str, Any]:
     plan = record.plan
     return finite_or_none(
         {
@@ -152,12 +162,18 @@ def _payload(record: CampaignRecord, answers: Sequence[LengthAnswer]) -> dict[st
             "rule": CLAIM_RULE,
             "instances": len(record.instances),
             "common": {str(length): len(ids) for length, ids in record.common.items()},
-            "answers": [_answer_json(a, plan.control, plan.delta) for a in answers],
+            "answers": [
+                _answer_json(a, plan.control, plan.delta, shortcuts[a.length].chance) for a in answers
+            ],
+            "shortcuts": {
+                str(length): dict(zip(s.rules, s.accuracy, strict=True)) | {"chance": s.chance}
+                for length, s in shortcuts.items()
+            },
         }
     )
 
 
-def _answer_json(a: LengthAnswer, control: str, delta: float) -> dict[str, Any]:
+def _answer_json(a: LengthAnswer, control: str, delta: float, chance: float) -> dict[str, Any]:
     return {
         "model": a.model,
         "prefix_length": a.length,
@@ -170,7 +186,7 @@ def _answer_json(a: LengthAnswer, control: str, delta: float) -> dict[str, Any]:
         "calibrated": a.calibrated,
         "gate": None if a.gate_row is None else a.gate_row.as_dict(),
         "gate_reason": a.gate_reason,
-        "sentence": answer_sentence(a, control, delta),
+        "sentence": answer_sentence(a, control, delta, chance),
         "keeps": [
             {
                 "keep": r.keep,

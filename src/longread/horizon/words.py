@@ -10,7 +10,19 @@ from longread.metrics.paired import book_level
 VERBS = {"shuffle": "shuffling", "replace": "replacing", "none": "dropping"}
 
 
-def answer_sentence(a: LengthAnswer, control: str, delta: float) -> str:
+def answer_sentence(a: LengthAnswer, control: str, delta: float, chance: float | None = None) -> str:
+    """The model × L's sentence; ``chance`` (the instances' chance accuracy) adds a warning where the
+    intact run is no better: a control cannot lower what is already at the floor."""
+    said = _sentence(a, control, delta)
+    if chance is None or a.intact is None or a.paired == 0 or a.intact > chance:
+        return said
+    return (
+        f"{said} Its intact accuracy, {a.intact:.3f}, is no better than chance ({chance:.3f}), so a control "
+        "had little to lower: the answers read as the intact run's mostly because they were wrong either way."
+    )
+
+
+def _sentence(a: LengthAnswer, control: str, delta: float) -> str:
     verb = VERBS.get(control, control)
     where = f"At L = {a.length:,}"
     if a.paired == 0:
