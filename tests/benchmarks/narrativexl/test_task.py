@@ -165,6 +165,26 @@ def test_malformed_input_names_the_file(build_dir: Path) -> None:
         load_reading_books(build_dir)
 
 
+def test_a_json_lines_file_holds_one_book_a_line_and_a_bad_line_is_named(tmp_path: Path) -> None:
+    books = _books()
+    lines = tmp_path / "books.jsonl"
+    lines.write_text("".join(book.model_dump_json() + "\n" for book in books), encoding="utf-8")
+    assert load_reading_books(lines) == sorted(books, key=lambda b: b.book_id)
+    lines.write_text(books[0].model_dump_json() + "\n" + '{"book_id": "x"}\n', encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"books\.jsonl.*line 2 is not a ReadingBook"):
+        load_reading_books(lines)
+    lines.write_text(books[0].model_dump_json() + "\n{\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"line 2 is not a ReadingBook.*JSON"):
+        load_reading_books(lines)
+    twice = books[0].model_dump_json() + "\n"
+    lines.write_text(twice + twice, encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"is also in"):
+        load_reading_books(lines)
+    lines.write_text("\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"no book in it"):
+        load_reading_books(lines)
+
+
 # ---------------------------------------------------------------- the runner, scripted
 
 
