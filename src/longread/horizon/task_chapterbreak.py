@@ -98,7 +98,7 @@ class ChapterBreakHorizon:
         return next(iter(found.values()), None)
 
     def read_after(self, instances: Sequence[ChapterBreakInstance]) -> int:
-        return CANDIDATES * int(self.settings.get("suffix_tokens", 128))
+        return CANDIDATES * int(make_task("chapterbreak", self.settings).settings.suffix_tokens)  # type: ignore[attr-defined]
 
     def shortcuts(self, instances: Sequence[ChapterBreakInstance]) -> Shortcuts:
         counted = tally(instances)

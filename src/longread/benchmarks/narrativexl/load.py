@@ -44,13 +44,18 @@ def _read_json(path: Path, model: type[ModelT]) -> ModelT:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BadInputError(path, f"cannot read it as JSON ({exc})", "rebuild it or check the file") from None
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"]) or "the file"
         raise BadInputError(
             path,
-            f"not a {model.__name__}: {where}: {problem['msg']}",
+            f"not a {model.__name__}: {_problem(exc, 'the file')}",
             "give a file written by `longread build narrativexl` (or the authors' official files)",
         ) from None
+
+
+def _problem(exc: ValidationError, whole: str) -> str:
+    """The first problem pydantic found: where (``whole`` when it is the whole value) and what."""
+    problem = exc.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or whole
+    return f"{where}: {problem['msg']}"
 
 
 def _read_questions_shortform(path: Path) -> ReadingBook:
@@ -136,11 +141,9 @@ def _read_json_lines(path: Path, model: type[ModelT]) -> list[ModelT]:
         try:
             found.append(model.model_validate_json(line))
         except ValidationError as exc:
-            problem = exc.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"]) or "the line"
             raise BadInputError(
                 path,
-                f"line {number} is not a {model.__name__}: {where}: {problem['msg']}",
+                f"line {number} is not a {model.__name__}: {_problem(exc, 'the line')}",
                 "write one book as JSON on each line (`longread horizon` writes such files)",
             ) from None
     if not found:
