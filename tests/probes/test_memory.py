@@ -274,3 +274,31 @@ def test_books_are_given_as_build_takes_them(tmp_path: Path) -> None:
     both = CliRunner().invoke(app, [*arguments[:-1], "--data", str(folder / "pg84.txt.gz")])
     said = unboxed(both.output)
     assert both.exit_code == 2 and "not both and not neither" in said
+
+
+def test_an_interrupted_probe_resumes_at_the_next_book_and_refuses_other_settings(tmp_path: Path) -> None:
+    """Each book is kept in ``finished-books.jsonl`` as it finishes: a probe stopped after two of three
+    books (its last line lost, and half a line left) probes only the third again and writes the items of
+    an uninterrupted probe; other settings in the same folder are refused, naming what differs (a tiny
+    random model: only the bookkeeping is under test here)."""
+    out = tmp_path / "out"
+    arguments = ["probe", "memory", "bundled:pg84", "bundled:pg120", "bundled:pg1342", "--model",
+                 "random:gpt2", "--out", str(out), "--probes", "extraction,min-k", "--passages", "2",
+                 "--prompt-tokens", "8", "--new-tokens", "4", "--quiet"]  # fmt: skip
+    first = CliRunner().invoke(app, arguments)
+    assert first.exit_code == 0, (first.output[-3000:], first.exception)
+    whole = (out / "items.jsonl").read_bytes()
+    journal = out / "finished-books.jsonl"
+    rows = journal.read_bytes().splitlines(keepends=True)
+    assert [json.loads(row)["book"] for row in rows] == ["84", "120", "1342"]
+    journal.write_bytes(b"".join(rows[:2]) + rows[2][:40])  # killed while writing the third book
+    (out / "items.jsonl").unlink()
+    again = CliRunner().invoke(app, arguments)
+    assert again.exit_code == 0, (again.output[-3000:], again.exception)
+    assert "resuming: 2 of 3 books already probed" in again.output
+    assert (out / "items.jsonl").read_bytes() == whole
+    assert journal.read_bytes().splitlines(keepends=True)[:2] == rows[:2]
+    assert len(journal.read_bytes().splitlines()) == 3
+    other = CliRunner().invoke(app, [*arguments[:-6], "3", *arguments[-5:]])  # 3 passages, not 2
+    said = unboxed(other.output)
+    assert other.exit_code != 0 and "other settings or another model" in said and "settings.passages" in said

@@ -151,7 +151,12 @@ def _count(bar: Any, tokens: int) -> None:
 
 
 MemoryOutOption = Annotated[
-    Path, typer.Option("--out", help="Folder for items.jsonl, books.json, summary.md, memory.png.")
+    Path,
+    typer.Option(
+        "--out",
+        help="Folder for items.jsonl, books.json, summary.md, memory.png and finished-books.jsonl "
+        "(an interrupted probe resumes from it).",
+    ),
 ]
 MemoryBooksArgument = Annotated[
     list[Path] | None,
@@ -209,6 +214,7 @@ def probe_memory_command(
     """Reading or remembering? Name cloze, extraction and min-k% per book, with intervals and a verdict."""
     from longread.models.registry import load_backend
     from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
+    from longread.probes.memory.journal import MemoryJournal, probe_identity
     from longread.progress import Progress
 
     try:
@@ -230,11 +236,24 @@ def probe_memory_command(
             )
         read = data_excerpts(data) if data is not None else _read_books(paths)
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
-        steps = len(read) * len(settings.probes)
-        with Progress(
-            total=steps, desc="probing memory (book × probe)", unit="step", enabled=not quiet
-        ) as bar:
-            items, summaries = probe_memory(backend, read, settings, progress=partial(_count, bar))
+        identity = probe_identity(settings.as_dict(), backend.describe())
+        with MemoryJournal(out, identity) as journal:
+            finished = journal.finished_steps(read, len(settings.probes))
+            if finished:
+                typer.echo(
+                    f"resuming: {finished // len(settings.probes)} of {len(read)} books already "
+                    f"probed in {journal.path}"
+                )
+            with Progress(
+                total=len(read) * len(settings.probes),
+                desc="probing memory (book × probe)",
+                unit="step",
+                initial=finished,
+                enabled=not quiet,
+            ) as bar:
+                items, summaries = probe_memory(
+                    backend, read, settings, progress=partial(_count, bar), journal=journal
+                )
         markdown = write_memory(out, items, summaries, settings, backend.describe())
     except LongreadError as exc:
         raise fail(exc) from None

@@ -11,7 +11,8 @@ McNemar's p), ``extraction_exact`` (share of places continued exactly, Wilson),
 (:mod:`longread.probes.memory.rule`; default: cloze ≥ 0.3 or extraction exact ≥ 0.05). A probe the
 backend cannot run is skipped with its reason; a book with fewer passages than asked, or with no usable
 cloze passage, says so in its notes. Files: ``items.jsonl`` (one line per probe item), ``books.json``,
-``summary.md``, ``settings.json`` and ``memory.png``.
+``summary.md``, ``settings.json`` and ``memory.png``; ``finished-books.jsonl`` keeps each book as it finishes
+(:mod:`longread.probes.memory.journal`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from longread.metrics.bootstrap import bootstrap_interval
 from longread.metrics.paired import paired_scores
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
+from longread.probes.memory.journal import MemoryJournal
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
 from longread.probes.memory.places import benchmark_breaks, chapter_places, piece_ids, seeded_places
 from longread.probes.memory.probes import (
@@ -117,9 +119,11 @@ def probe_memory(
     books: Sequence[Book | BookExcerpts],
     settings: MemoryProbeSettings,
     progress: Callable[[int], None] | None = None,
+    journal: MemoryJournal | None = None,
 ) -> tuple[list[dict[str, Any]], list[BookMemory]]:
     """Every probe item of every book, and each book's scores and verdict; ``progress(1)`` after each probe
-    of each book.
+    of each book probed. With a ``journal``, a book it holds is taken from it (no progress is counted for
+    it), and each book probed is added to it as it finishes.
 
     A :class:`BookExcerpts` (``--data``) is probed on the text the benchmark holds, and extraction asks at
     the benchmark's own breaks instead of the book's chapter breaks."""
@@ -129,6 +133,11 @@ def probe_memory(
     for given in books:
         started = time.perf_counter()
         excerpts = given if isinstance(given, BookExcerpts) else BookExcerpts(given)
+        finished = journal.done(excerpts) if journal is not None else None
+        if finished is not None:
+            items += finished[0]
+            summaries.append(finished[1])
+            continue
         book = excerpts.book
         summary = BookMemory(book.id, book.title)
         lines: list[dict[str, Any]] = []
@@ -142,6 +151,8 @@ def probe_memory(
                 progress(1)
         _score(summary, lines, settings)
         summary.seconds = time.perf_counter() - started
+        if journal is not None:
+            journal.add(excerpts, lines, summary)
         items += lines
         summaries.append(summary)
     judge_books(summaries, settings.rule)
