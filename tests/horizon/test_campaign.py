@@ -77,10 +77,29 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     assert f"{other} at L = 192: fitted 15 of 16; 1 read fewer than L tokens" in markdown
     assert "1 fitted here but not by every model" in markdown
     assert (out / "horizon.png").stat().st_size > 10_000 and (out / "html" / "index.html").is_file()
+    cost = json.loads((out / "cost.json").read_text())["per_model_length"]  # every run's timing, summed
+    for spent in cost:
+        timings = list((out / spent["model"] / f"L{LENGTH}").glob("**/timing.json"))
+        samples = sum(len((t.parent / "samples.jsonl").read_text().splitlines()) for t in timings)
+        assert spent["runs"] == len(timings) >= 4 and spent["samples"] == samples and spent["seconds"] > 0
+    assert (
+        f"{cost[0]['model']} at L = 192: {cost[0]['runs']} runs, {cost[0]['samples']} samples" in done.output
+    )
 
     again = CliRunner().invoke(app, command)  # resumed: every run finished, nothing scored again
     assert again.exit_code == 0
     assert json.loads((out / "horizon.json").read_text()) == report
+    counted = (
+        "model",
+        "length",
+        "runs",
+        "samples",
+        "tokens",
+    )  # a replay scores nothing (its seconds: a few ms)
+    replayed = json.loads((out / "cost.json").read_text())["per_model_length"]
+    assert [[row[key] for key in counted] for row in replayed] == [
+        [row[key] for key in counted] for row in cost
+    ]
     assert "scored" not in again.output.replace("0 scored", "")
 
 

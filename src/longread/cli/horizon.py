@@ -141,12 +141,16 @@ def horizon_command(
             campaign = Campaign(out, plan, model, adapter, instances, progress, show_progress=not quiet)
             record = campaign.run(loader)
             files = _report(out, record)
+            spent = _cost(out, record)
     except KeyboardInterrupt:
         say(f"\ninterrupted: every finished sample is kept under {out}; run the same command to go on")
         raise typer.Exit(code=130) from None
     except LongreadError as exc:
         raise fail(exc) from None
     show_report(files[0], files, record.failed)
+    say(f"what the campaign cost ({out / 'cost.json'}; not part of the answer: it depends on the machine):")
+    for line in spent:
+        say(f"  {line}")
 
 
 def _loader(device: str, dtype: str, threads: int | None, max_length: int | None, on_ray: Any) -> Any:
@@ -188,6 +192,14 @@ def _report(out: Path, record: Any) -> tuple[Path, ...]:
     md, js, png = write_horizon(out, record, found, families)
     html = build_html_report(list(record.runs), out / "html")
     return md, js, png, html
+
+
+def _cost(out: Path, record: Any) -> list[str]:
+    from longread.horizon.cost import campaign_cost, cost_lines, write_cost
+
+    spent = campaign_cost(out, record.runs, record.models, record.plan.prefix_lengths)
+    write_cost(out, spent)
+    return cost_lines(spent)
 
 
 def _print_plan(
