@@ -14,6 +14,7 @@ from longread.benchmarks.chapterbreak.io import write_instances
 from longread.benchmarks.chapterbreak.schema import ChapterBreakInstance
 from longread.cli.app import app
 from longread.horizon.campaign import kept_context
+from longread.horizon.layout import length_dir
 from longread.horizon.plan import keep_grid
 from longread.horizon.search import Step
 from longread.metrics.paired import PairedScores
@@ -79,7 +80,7 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     assert (out / "horizon.png").stat().st_size > 10_000 and (out / "html" / "index.html").is_file()
     cost = json.loads((out / "cost.json").read_text())["per_model_length"]  # every run's timing, summed
     for spent in cost:
-        timings = list((out / spent["model"] / f"L{LENGTH}").glob("**/timing.json"))
+        timings = list(length_dir(out, spent["model"], LENGTH).glob("**/timing.json"))
         samples = sum(len((t.parent / "samples.jsonl").read_text().splitlines()) for t in timings)
         assert spent["runs"] == len(timings) >= 4 and spent["samples"] == samples and spent["seconds"] > 0
     assert (

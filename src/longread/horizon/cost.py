@@ -75,14 +75,14 @@ def write_cost(out: Path, spent: Sequence[Spent]) -> Path:
 
 
 def cost_lines(spent: Sequence[Spent]) -> list[str]:
-    """One line per model × L and the total, e.g. ``smollm2 at L = 1,024: 9 runs, 1,080 samples scored,
+    """One line per model × L and the total, e.g. ``smollm2 at L = 1,024: 9 runs, 1,080 samples,
     1,935,360 tokens in 2h41m (200 tokens/s; 1 thread)``."""
     lines = []
     for entry in spent:
         rate = f"{entry.rate:,.0f} tokens/s" if entry.rate else "no tokens timed"
         threads = "/".join(entry.threads) or "?"
         lines.append(
-            f"{entry.model} at L = {entry.length:,}: {entry.runs} runs, {entry.samples:,} samples scored, "
+            f"{entry.model} at L = {entry.length:,}: {entry.runs} runs, {entry.samples:,} samples, "
             f"{entry.tokens:,} tokens in {format_duration(entry.seconds)} ({rate}; threads {threads})"
         )
     total = sum(entry.seconds for entry in spent)
