@@ -214,7 +214,7 @@ def probe_memory_command(
     """Reading or remembering? Name cloze, extraction and min-k% per book, with intervals and a verdict."""
     from longread.models.registry import load_backend
     from longread.probes.memory import MemoryProbeSettings, probe_memory, write_memory
-    from longread.probes.memory.journal import MemoryJournal, probe_identity
+    from longread.probes.memory.journal import MemoryJournal, as_excerpts, probe_identity
     from longread.progress import Progress
 
     try:
@@ -234,27 +234,26 @@ def probe_memory_command(
             raise typer.BadParameter(
                 "give books (or --books) or --data, not both and not neither", param_hint="BOOKS"
             )
-        read = data_excerpts(data) if data is not None else _read_books(paths)
+        read = [
+            as_excerpts(given) for given in (data_excerpts(data) if data is not None else _read_books(paths))
+        ]
         backend = load_backend(model, device=device, dtype=dtype, threads=threads)
-        identity = probe_identity(settings.as_dict(), backend.describe())
-        with MemoryJournal(out, identity) as journal:
-            finished = journal.finished_steps(read, len(settings.probes))
+        described = backend.describe()
+        with MemoryJournal(out, probe_identity(settings.as_dict(), described)) as journal:
+            finished = journal.finished_books(read)
             if finished:
-                typer.echo(
-                    f"resuming: {finished // len(settings.probes)} of {len(read)} books already "
-                    f"probed in {journal.path}"
-                )
+                typer.echo(f"resuming: {finished} of {len(read)} books already probed in {journal.path}")
             with Progress(
                 total=len(read) * len(settings.probes),
                 desc="probing memory (book × probe)",
                 unit="step",
-                initial=finished,
+                initial=finished * len(settings.probes),
                 enabled=not quiet,
             ) as bar:
                 items, summaries = probe_memory(
                     backend, read, settings, progress=partial(_count, bar), journal=journal
                 )
-        markdown = write_memory(out, items, summaries, settings, backend.describe())
+        markdown = write_memory(out, items, summaries, settings, described)
     except LongreadError as exc:
         raise fail(exc) from None
     typer.echo(markdown.read_text(encoding="utf-8"))

@@ -30,6 +30,8 @@ class Spent:
     seconds: float = 0.0
     threads: list[str] = field(default_factory=list)
     """The thread counts its sessions ran with (``runtime.backend.threads``), each once."""
+    untimed: list[str] = field(default_factory=list)
+    """Runs whose ``timing.json`` could not be read (counted in no sum; named in the lines)."""
 
     @property
     def rate(self) -> float | None:
@@ -52,11 +54,12 @@ def campaign_cost(
 
 
 def _add(entry: Spent, timing: Path) -> None:
+    entry.runs += 1
     try:
         record: dict[str, Any] = json.loads(timing.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError) as exc:
+        entry.untimed.append(f"{timing.parent} ({exc})")
         return
-    entry.runs += 1
     for session in record.get("sessions", []):
         entry.samples += int(session.get("samples") or 0)
         entry.tokens += int(session.get("tokens") or 0)
@@ -84,6 +87,7 @@ def cost_lines(spent: Sequence[Spent]) -> list[str]:
         lines.append(
             f"{entry.model} at L = {entry.length:,}: {entry.runs} runs, {entry.samples:,} samples, "
             f"{entry.tokens:,} tokens in {format_duration(entry.seconds)} ({rate}; threads {threads})"
+            + (f"; not timed, counted in no sum: {', '.join(entry.untimed)}" if entry.untimed else "")
         )
     total = sum(entry.seconds for entry in spent)
     lines.append(f"in all {format_duration(total)} of wall time, summed over every session of every run")

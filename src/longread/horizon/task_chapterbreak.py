@@ -98,7 +98,8 @@ class ChapterBreakHorizon:
         return next(iter(found.values()), None)
 
     def read_after(self, instances: Sequence[ChapterBreakInstance]) -> int:
-        return CANDIDATES * int(make_task("chapterbreak", self.settings).settings.suffix_tokens)  # type: ignore[attr-defined]
+        task: Any = make_task("chapterbreak", self.settings)
+        return CANDIDATES * int(task.settings.suffix_tokens)
 
     def shortcuts(self, instances: Sequence[ChapterBreakInstance]) -> Shortcuts:
         counted = tally(instances)

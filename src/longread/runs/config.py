@@ -93,8 +93,13 @@ def canonical_json(value: object) -> str:
 
 def config_differences(old: RunConfig, new: RunConfig) -> dict[str, tuple[object, object]]:
     """The result-defining keys (dotted paths) whose values differ, with (old, new) values."""
-    flat_old = _flatten(old.result_defining())
-    flat_new = _flatten(new.result_defining())
+    return mapping_differences(old.result_defining(), new.result_defining())
+
+
+def mapping_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, tuple[object, object]]:
+    """The keys (dotted paths through nested mappings) whose values differ, with (old, new) values."""
+    flat_old = _flatten(old)
+    flat_new = _flatten(new)
     missing = object()
     differences: dict[str, tuple[object, object]] = {}
     for key in sorted(flat_old.keys() | flat_new.keys()):

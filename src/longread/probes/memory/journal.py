@@ -21,7 +21,7 @@ from longread.documents.book import Book
 from longread.documents.excerpts import BookExcerpts
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
-from longread.runs.config import MOVED_TO_RUNTIME, canonical_json
+from longread.runs.config import MOVED_TO_RUNTIME, canonical_json, mapping_differences
 from longread.runs.jsonl_log import JsonlLog
 
 JOURNAL = "finished-books.jsonl"
@@ -55,6 +55,8 @@ class MemoryJournal:
         self.identity = identity
         self._log = JsonlLog(self.path)
         self.finished: dict[str, dict[str, Any]] = {}
+        self._prints: dict[int, tuple[BookExcerpts, str]] = {}
+        """Each book's fingerprint, computed once (keyed by the object, which is held so its id stays its)."""
         try:
             for number, row in enumerate(self._log.initial_rows, start=1):
                 self._check(number, row)
@@ -71,20 +73,29 @@ class MemoryJournal:
                 f"{', '.join(missing)}); give another --out, or delete the file to probe every book again"
             )
         if row["identity"] != self.identity:
-            differing = _differences(row["identity"], self.identity)
+            differing = [
+                f"{key}: {before!r} then, {after!r} now"
+                for key, (before, after) in mapping_differences(row["identity"], self.identity).items()
+            ]
             raise ProbeSettingsError(
                 f"{self.path}: its books were probed with other settings or another model "
                 f"({'; '.join(differing)}); give another --out, or delete the file to probe every book again"
             )
 
-    def finished_steps(self, books: Sequence[Book | BookExcerpts], probes: int) -> int:
-        """The progress steps (book × probe) the journal already holds of ``books``."""
-        return probes * sum(self.done(as_excerpts(given)) is not None for given in books)
+    def finished_books(self, books: Sequence[BookExcerpts]) -> int:
+        """How many of ``books`` the journal holds (probed on the same text)."""
+        return sum(self.done(excerpts) is not None for excerpts in books)
+
+    def _fingerprint(self, excerpts: BookExcerpts) -> str:
+        held = self._prints.get(id(excerpts))
+        if held is None or held[0] is not excerpts:
+            held = self._prints[id(excerpts)] = (excerpts, text_fingerprint(excerpts))
+        return held[1]
 
     def done(self, excerpts: BookExcerpts) -> tuple[list[dict[str, Any]], BookMemory] | None:
         """A finished book's items and scores, when it was probed on the same text; else None."""
         row = self.finished.get(excerpts.book.id)
-        if row is None or row["fingerprint"] != text_fingerprint(excerpts):
+        if row is None or row["fingerprint"] != self._fingerprint(excerpts):
             return None
         return list(row["items"]), BookMemory(**row["summary"])
 
@@ -92,7 +103,7 @@ class MemoryJournal:
         row = {
             "identity": self.identity,
             "book": excerpts.book.id,
-            "fingerprint": text_fingerprint(excerpts),
+            "fingerprint": self._fingerprint(excerpts),
             "items": list(items),
             "summary": asdict(summary),
         }
@@ -107,14 +118,3 @@ class MemoryJournal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
-    found: list[str] = []
-    for key in sorted(set(old) | set(new)):
-        before, after = old.get(key), new.get(key)
-        if isinstance(before, Mapping) and isinstance(after, Mapping):
-            found += _differences(before, after, f"{prefix}{key}.")
-        elif before != after:
-            found.append(f"{prefix}{key}: {before!r} then, {after!r} now")
-    return found

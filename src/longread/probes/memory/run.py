@@ -34,7 +34,7 @@ from longread.metrics.bootstrap import bootstrap_interval
 from longread.metrics.paired import paired_scores
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
-from longread.probes.memory.journal import MemoryJournal
+from longread.probes.memory.journal import MemoryJournal, as_excerpts
 from longread.probes.memory.passages import ClozeSet, cloze_passages, passages, spacy_entities
 from longread.probes.memory.places import benchmark_breaks, chapter_places, piece_ids, seeded_places
 from longread.probes.memory.probes import (
@@ -132,7 +132,7 @@ def probe_memory(
     entities = spacy_entities() if {"cloze", "cloze-rank"} & set(settings.probes) else None
     for given in books:
         started = time.perf_counter()
-        excerpts = given if isinstance(given, BookExcerpts) else BookExcerpts(given)
+        excerpts = as_excerpts(given)
         finished = journal.done(excerpts) if journal is not None else None
         if finished is not None:
             items += finished[0]
