@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ from longread.runs import (
     RunWriteError,
     make_run_config,
 )
+from longread.runs.config import canonical_json
 
 
 @pytest.fixture
@@ -129,6 +131,55 @@ def test_resume_under_another_weights_fingerprint_names_both_and_the_way_out(
     said = str(caught.value)
     assert "'481feb0314dca03c' → '0a1b2c3d4e5f6a7b'" in said
     assert "by their content alone now" in said and "start a new run directory" in said
+
+
+def test_a_fingerprinted_model_resumes_after_its_files_moved_and_an_unfingerprinted_one_does_not(
+    tmp_path: Path, data_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the weights are fingerprinted by content, their folder (and a spec that is a path) is an
+    address: a run made under the older rule, which hashed the folder, resumes from a moved cache with its
+    hash recomputed; another fingerprint is still refused, and without a fingerprint the folder is the
+    only name the weights have."""
+
+    def model(weights: str, fingerprint: str | None, spec: str = "smollm2") -> dict[str, Any]:
+        described = {"spec": spec, "name": "SmolLM2-135M", "weights": weights}
+        return described | ({"weights_fingerprint": fingerprint} if fingerprint else {})
+
+    def config(described: dict[str, Any]) -> RunConfig:
+        return make_run_config(task="chapterbreak", model=described, data_path=data_file, settings={})
+
+    home, moved = "/root/.cache/longread/models/smollm2", "/home/ada/.cache/longread/models/smollm2"
+    assert config(model(home, "481feb03")).config_hash == config(model(moved, "481feb03")).config_hash
+    assert (
+        config(model(home, "481feb03", spec="/root/models/smollm2")).config_hash
+        == config(model(moved, "481feb03", spec="/srv/smollm2")).config_hash
+    )
+    assert config(model(home, "481feb03")).config_hash != config(model(home, "0a1b2c3d")).config_hash
+    assert config(model(home, None)).config_hash != config(model(moved, None)).config_hash
+
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config(model(home, "481feb03")), resume=False) as run:
+        run.append(sample("a", 256, True))
+    stored = json.loads((run_path / "config.json").read_text())
+    older = RunConfig.model_validate(stored["config"]).result_defining()
+    older["model"]["weights"] = home  # what the older rule hashed
+    stored["config_hash"] = hashlib.sha256(canonical_json(older).encode("utf-8")).hexdigest()
+    (run_path / "config.json").write_text(json.dumps(stored), encoding="utf-8")
+    with (
+        caplog.at_level(logging.INFO),
+        RunDir.create(run_path, config(model(moved, "481feb03")), resume=True) as run,
+    ):
+        assert run.done_keys() == {"a@256"}
+    assert "recomputed" in caplog.text
+    with pytest.raises(ConfigMismatchError) as caught:
+        RunDir.create(run_path, config(model(moved, "0a1b2c3d")), resume=True)
+    assert set(caught.value.differences) == {"model.weights_fingerprint"}
+
+    unhashed = tmp_path / "unhashed"
+    RunDir.create(unhashed, config(model(home, None)), resume=False).close()
+    with pytest.raises(ConfigMismatchError) as caught:
+        RunDir.create(unhashed, config(model(moved, None)), resume=True)
+    assert set(caught.value.differences) == {"model.weights"}
 
 
 def test_resume_ignores_what_does_not_define_results(tmp_path: Path, data_file: Path) -> None:

@@ -21,16 +21,16 @@ from longread.documents.book import Book
 from longread.documents.excerpts import BookExcerpts
 from longread.probes.errors import ProbeSettingsError
 from longread.probes.memory.book import BookMemory
-from longread.runs.config import MOVED_TO_RUNTIME, canonical_json, mapping_differences
+from longread.runs.config import canonical_json, defining_model, mapping_differences
 from longread.runs.jsonl_log import JsonlLog
 
 JOURNAL = "finished-books.jsonl"
 
 
 def probe_identity(settings: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Any]:
-    """What defines a probe's items: its settings and the model without how it computes
-    (:data:`~longread.runs.config.MOVED_TO_RUNTIME`)."""
-    kept = {key: value for key, value in model.items() if key not in MOVED_TO_RUNTIME}
+    """What defines a probe's items: its settings and the model without how it computes or where its files
+    lie (:func:`~longread.runs.config.defining_model`)."""
+    kept = defining_model(model)
     identity: dict[str, Any] = json.loads(canonical_json({"settings": dict(settings), "model": kept}))
     return identity
 
@@ -72,10 +72,12 @@ class MemoryJournal:
                 f"{self.path}, line {number}: not a finished book of a memory probe (no "
                 f"{', '.join(missing)}); give another --out, or delete the file to probe every book again"
             )
-        if row["identity"] != self.identity:
+        # A journal written before the weights' folder stopped defining a probe still resumes.
+        stored = {**row["identity"], "model": defining_model(row["identity"].get("model") or {})}
+        if stored != self.identity:
             differing = [
                 f"{key}: {before!r} then, {after!r} now"
-                for key, (before, after) in mapping_differences(row["identity"], self.identity).items()
+                for key, (before, after) in mapping_differences(stored, self.identity).items()
             ]
             raise ProbeSettingsError(
                 f"{self.path}: its books were probed with other settings or another model "
