@@ -8,7 +8,8 @@ prefix of L can hold) for the copy horizon and the calibration gate.
 
 The cost printed by a dry run is an upper bound: every grid K and every refinement step, per model × L,
 each reading the chosen instances at L plus what is scored after them (candidates, options); time from
-the rate of earlier runs of the same model in the output folder, else from :data:`REFERENCE_RATES`.
+the median rate of the earlier sessions of the same model in the output folder, else from
+:data:`REFERENCE_RATES`.
 """
 
 from __future__ import annotations
@@ -174,18 +175,33 @@ def estimate(plan: HorizonPlan, model: str, instances: int, after_tokens: int, o
 
 
 def observed_rate(out: Path, model: str) -> tuple[float, str]:
-    """Tokens a second of the model's earlier runs in ``out`` (their timing files), else the reference."""
-    tokens = seconds = 0.0
-    for timing in sorted((out / model_folder(model)).glob("**/timing.json")):
-        try:
-            total = json.loads(timing.read_text(encoding="utf-8")).get("total", {})
-        except (OSError, ValueError):
-            continue
-        tokens += float(total.get("tokens") or 0)
-        seconds += float(total.get("wall_time_s") or 0)
-    if tokens > 0 and seconds > 0:
-        return tokens / seconds, f"measured on the earlier runs in {out}"
+    """Tokens a second of the model's earlier runs in ``out``: the median over their sessions (each
+    ``timing.json`` lists its sessions), so one session slowed by other jobs on the machine does not set
+    the estimate (a mean over all sessions said 154 h where the runs needed 15); else the reference."""
+    rates = sorted(
+        tokens / seconds
+        for tokens, seconds in _session_totals(sorted((out / model_folder(model)).glob("**/timing.json")))
+        if tokens > 0 and seconds > 0
+    )
+    if rates:
+        middle = len(rates) // 2
+        median = rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
+        return median, f"the median of {len(rates)} earlier session(s) in {out}"
     reference = REFERENCE_RATES.get(model.split(":")[0].lower())
     if reference is not None:
         return reference, "the reference machine's rate (2 cores, 2 threads)"
     return 1000.0, "an assumed 1,000 tokens a second (no earlier run of this model)"
+
+
+def _session_totals(timings: Sequence[Path]) -> list[tuple[float, float]]:
+    """(tokens, wall seconds) of every session of every readable timing file; a file without sessions
+    counts as one (its total)."""
+    totals = []
+    for timing in timings:
+        try:
+            held = json.loads(timing.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for session in held.get("sessions") or [held.get("total") or {}]:
+            totals.append((float(session.get("tokens") or 0), float(session.get("wall_time_s") or 0)))
+    return totals
