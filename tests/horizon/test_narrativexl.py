@@ -22,6 +22,9 @@ from tests.horizon.test_campaign import check_search
 pytestmark = pytest.mark.slow
 WINDOW = 192
 BOOKS = (84, *OTHER_BOOKS[:4])
+DECOY_BOOKS = (*OTHER_BOOKS[4:], 103, 107)
+"""The other-book decoys' books, outside the data: ``replace`` never lends a question tokens of a book
+its options come from, and with every other book of five lending it a decoy none would be left."""
 SMALL = [
     "--prefix-lengths", str(WINDOW), "--distances", "96", "--copy-tokens", "64", "--min-keep", "96",
     "--refine", "1", "--sample", "15", "--quiet",
@@ -31,12 +34,12 @@ questions of 5 books; K is searched on 96 and 0."""
 
 
 def build(folder: Path) -> Path:
-    """Five novels of 8 scenes (~700 tokens each) with the authors' questions; a scene's summary is its
-    first two sentences (tests/benchmarks/narrativexl/books.py)."""
+    """Five novels of 8 scenes (~700 tokens each) with the authors' questions, their other-book decoys
+    from four more; a scene's summary is its first two sentences (tests/benchmarks/narrativexl/books.py)."""
     folder.mkdir()
     for main in BOOKS:
         summaries = make_book(main, 8)
-        others = [make_book(g, 5) for g in (*BOOKS, OTHER_BOOKS[4]) if g != main][:4]
+        others = [make_book(g, 5) for g in DECOY_BOOKS]
         questions = make_readalong_questions(summaries, others, np.random.default_rng(main)).questions
         book = ReadingBook(
             book_id=summaries.book_id,

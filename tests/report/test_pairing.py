@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,58 @@ def test_replace_never_borrows_from_a_book_a_negative_comes_from(tmp_path: Path)
             assert donors and not donors & (negatives | {instance.book_id}), (instance.id, donors)
             seen_books |= donors
     assert len(seen_books) == 5  # every book lends to someone: only the barred ones are left out
+
+
+def test_replace_never_borrows_from_a_book_a_narrativexl_decoy_comes_from(tmp_path: Path) -> None:
+    """A read-along question's other-book decoys come from books of the same data: a donor span from
+    one of them could hold the very scene the decoy summarises, read just before the question. Each
+    question bars its own options' books (per question, not per book: a book's questions draw decoys
+    from different books); a question whose every other book is barred gets no donor and is named."""
+    import numpy as np
+
+    from longread.benchmarks.narrativexl.questions import make_readalong_questions
+    from longread.benchmarks.narrativexl.schema import ReadingBook
+    from longread.benchmarks.narrativexl.task import NarrativeXLTask
+    from longread.models.requests.control import NoDonorError, apply_control
+    from tests.benchmarks.narrativexl.books import OTHER_BOOKS, make_book
+
+    def build(folder: Path, main_books: tuple[int, ...]) -> Path:
+        folder.mkdir()
+        for main in main_books:
+            summaries = make_book(main, 6)
+            others = [make_book(g, 5) for g in main_books if g != main][:4]  # every decoy from the data
+            questions = make_readalong_questions(summaries, others, np.random.default_rng(main)).questions
+            scenes = tuple(scene.text for scene in summaries.scenes)
+            book = ReadingBook(book_id=summaries.book_id, scenes=scenes, questions=questions)
+            (folder / f"{book.book_id}.json").write_text(book.model_dump_json(), encoding="utf-8")
+        return folder
+
+    task = ControlledTask(NarrativeXLTask(), ControlSettings("replace", 32))
+    otherbook = lenders = 0
+    barred_somewhere: set[str] = set()
+    donors_seen: set[str] = set()
+    for reading in task.load(build(tmp_path / "seven", (84, *OTHER_BOOKS))):
+        for sample in task.samples(reading):
+            question = next(q for q in reading.questions if q.id == sample.key)
+            options = {option.source.book_id for option in question.options} - {None}
+            donors = {donor.id for donor in task.control_for(sample).donors}
+            assert donors and not donors & {*options, reading.book_id}, (sample.key, donors, options)
+            if question.question_type == "otherbook":
+                otherbook += 1
+                assert len(options) == 5 and len(donors) == 7 - 5
+                barred_somewhere |= options - {reading.book_id}
+            donors_seen |= donors
+            lenders += len(donors)
+    assert otherbook > 0 and lenders > 0
+    assert barred_somewhere & donors_seen  # barred for one question, a lender to another
+
+    task = ControlledTask(NarrativeXLTask(), ControlSettings("replace", 32))
+    for reading in task.load(build(tmp_path / "five", (84, *OTHER_BOOKS[:4]))):
+        for sample in task.samples(reading):
+            question = next(q for q in reading.questions if q.id == sample.key)
+            if question.question_type != "otherbook":
+                continue
+            control = task.control_for(sample)
+            assert control.donors == ()  # the other four books all lend it a decoy
+            with pytest.raises(NoDonorError, match=rf"sample {re.escape(repr(sample.key))}: `replace` needs"):
+                apply_control(list(range(100)), control, start_tokens=0, encode_plain=lambda text: [1] * 50)

@@ -9,7 +9,9 @@ A controlled run is the intact run with each request's document perturbed beyond
 - asks for log-likelihoods or generations only (a ranker such as SuffixLM reads segments, not tokens, and
   a read-along reads the book once: under a control a question's window is re-read from its tokens);
 - ``replace`` never lends a sample tokens of its own book nor of any book a candidate of it comes from
-  (a task's ``control_books``: a negative's source would otherwise be favoured); the row names the donor;
+  (a task's ``control_books(sample)``: a ChapterBreak negative's source, a NarrativeXL question's
+  other-book decoy would otherwise be favoured, its scene read just before the question); the row names
+  the donor;
 - adds the control to the settings (so to the config hash) and its record to every row: the control, K,
   the tokens perturbed, the donor documents (``replace``) and the sha256 of the token ids read.
 
@@ -115,9 +117,9 @@ class ControlledTask:
         self.request_kinds = kinds
         self._documents: dict[str, tuple[str, str]] = {}
         """group (book) → (document id, text): the longest document of each group."""
-        self._barred: dict[str, frozenset[str]] = {}
-        """instance id → the groups (books) that may not lend it tokens: its own, and every book a
-        candidate of it comes from (``control_books``), read once at load."""
+        self._groups: dict[str, str] = {}
+        """instance id → its group (book), which never lends it tokens; nor does any book a candidate of a
+        sample comes from (the task's ``control_books(sample)``, asked per sample)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._task, name)
@@ -130,8 +132,7 @@ class ControlledTask:
         instances = self._task.load(data)
         for instance in instances:
             group, document_id, text = self._task.control_document(instance)  # type: ignore[attr-defined]
-            books = getattr(self._task, "control_books", None)
-            self._barred[document_id] = frozenset({group, *(books(instance) if callable(books) else ())})
+            self._groups[document_id] = group
             kept = self._documents.get(group)
             if kept is None or len(text) > len(kept[1]):
                 self._documents[group] = (document_id, text)
@@ -165,10 +166,16 @@ class ControlledTask:
         controlled: SampleRow = type(row).model_validate({**row.model_dump(mode="json"), **fields})
         return controlled
 
+    def barred(self, sample: Sample[Any]) -> set[str]:
+        """The groups (books) that may not lend ``sample`` tokens: its own and its candidates' books."""
+        books = getattr(self._task, "control_books", None)
+        own = self._groups.get(sample.instance_id)
+        return {*((own,) if own else ()), *(books(sample) if callable(books) else ())}
+
     def control_for(self, sample: Sample[Any]) -> ContextControl:
         donors: tuple[Donor, ...] = ()
         if self._control.kind == "replace":
-            barred = self._barred.get(sample.instance_id, frozenset())
+            barred = self.barred(sample)
             others = [
                 (group, self._documents[group]) for group in sorted(self._documents) if group not in barred
             ]

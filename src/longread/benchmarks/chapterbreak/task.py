@@ -189,9 +189,10 @@ class ChapterBreakTask:
         """(book, instance, prefix): what a context control perturbs, and whose other books lend tokens."""
         return instance.book_id, instance.id, instance.prefix
 
-    def control_books(self, instance: ChapterBreakInstance) -> set[str]:
-        """The books the instance's candidates come from: ``replace`` never borrows from them (a donor
+    def control_books(self, sample: Sample[ChapterBreakInstance]) -> set[str]:
+        """The books the sample's candidates come from: ``replace`` never borrows from them (a donor
         span from a negative's book would make that negative look like the continuation)."""
+        instance = sample.instance
         sources = [instance.gold_source, *(instance.negative_sources or [])]
         return {instance.book_id, *(source.book_id for source in sources if source is not None)}
 

@@ -202,6 +202,16 @@ class NarrativeXLTask:
         scenes = (scene for scene in instance.scenes if scene)  # a horizon reading empties the early ones
         return book, instance.book_id, self._settings.scene_separator.join(scenes)
 
+    def control_books(self, sample: Sample[ReadingBook]) -> set[str]:
+        """The books the question's options come from (its own, and each other-book decoy's): ``replace``
+        never borrows from them, or a donor span could hold the very scene a decoy summarises, read just
+        before the question."""
+        question = self._question(sample)
+        return {
+            question.book_id,
+            *(option.source.book_id for option in question.options if option.source.book_id),
+        }
+
     # ------------------------------------------------------------ rows
 
     def row(self, sample: Sample[ReadingBook], result: Any, kind: str, *, reused: bool) -> NarrativeXLRow:
