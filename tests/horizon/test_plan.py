@@ -59,13 +59,19 @@ def test_the_cost_uses_the_models_earlier_runs_else_the_reference_rate(tmp_path:
     (measured,) = estimate(plan, "smollm2", 100, 6 * 128, tmp_path)
     assert measured.rate == 500.0 and measured.seconds == measured.tokens / 500.0
     assert str(tmp_path) in measured.rate_source
-    # A session starved by other jobs (14 tokens/s) does not set the estimate: the median session does.
-    sessions = [{"tokens": 48_000, "wall_time_s": 100.0}, {"tokens": 1_400, "wall_time_s": 100.0}]
+    # A session starved by other jobs (14 tokens/s) or one that only loaded the model (10 tokens in 5 s)
+    # does not set the estimate: the median session by tokens read does.
+    sessions = [
+        {"tokens": 48_000, "wall_time_s": 100.0},
+        {"tokens": 1_400, "wall_time_s": 100.0},
+        {"tokens": 10, "wall_time_s": 5.0},
+        {"tokens": 1_000, "wall_time_s": 10.0},
+    ]
     planted = tmp_path / "smollm2" / "L1024" / "planted-d256" / "intact"
     planted.mkdir(parents=True)
     (planted / "timing.json").write_text(json.dumps({"sessions": sessions, "total": {}}))
     (median,) = estimate(plan, "smollm2", 100, 6 * 128, tmp_path)
-    assert median.rate == 480.0 and "median of 3 earlier session(s)" in median.rate_source
+    assert median.rate == 480.0 and "median of 5 earlier session(s)" in median.rate_source
 
 
 def test_progress_names_each_run_and_gives_the_campaigns_rate_and_an_upper_eta() -> None:

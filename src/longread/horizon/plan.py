@@ -8,7 +8,7 @@ prefix of L can hold) for the copy horizon and the calibration gate.
 
 The cost printed by a dry run is an upper bound: every grid K and every refinement step, per model × L,
 each reading the chosen instances at L plus what is scored after them (candidates, options); time from
-the median rate of the earlier sessions of the same model in the output folder, else from
+the median rate (by tokens read) of the earlier sessions of the same model in the output folder, else from
 :data:`REFERENCE_RATES`.
 """
 
@@ -176,17 +176,20 @@ def estimate(plan: HorizonPlan, model: str, instances: int, after_tokens: int, o
 
 def observed_rate(out: Path, model: str) -> tuple[float, str]:
     """Tokens a second of the model's earlier runs in ``out``: the median over their sessions (each
-    ``timing.json`` lists its sessions), so one session slowed by other jobs on the machine does not set
-    the estimate (a mean over all sessions said 154 h where the runs needed 15); else the reference."""
-    rates = sorted(
-        tokens / seconds
+    ``timing.json`` lists its sessions), each weighted by the tokens it read, so neither one session
+    slowed by other jobs on the machine (a mean over all sessions said 154 h where the runs needed 15) nor
+    a resume that only loaded the model sets the estimate; else the reference."""
+    sessions = sorted(
+        (tokens / seconds, tokens)
         for tokens, seconds in _session_totals(sorted((out / model_folder(model)).glob("**/timing.json")))
         if tokens > 0 and seconds > 0
     )
-    if rates:
-        middle = len(rates) // 2
-        median = rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
-        return median, f"the median of {len(rates)} earlier session(s) in {out}"
+    if sessions:
+        half, read = sum(tokens for _, tokens in sessions) / 2, 0.0
+        for rate, tokens in sessions:
+            read += tokens
+            if read >= half:
+                return rate, f"the median of {len(sessions)} earlier session(s) in {out}, by tokens read"
     reference = REFERENCE_RATES.get(model.split(":")[0].lower())
     if reference is not None:
         return reference, "the reference machine's rate (2 cores, 2 threads)"
