@@ -136,13 +136,15 @@ def test_resume_under_another_weights_fingerprint_names_both_and_the_way_out(
 def test_a_fingerprinted_model_resumes_after_its_files_moved_and_an_unfingerprinted_one_does_not(
     tmp_path: Path, data_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Where the weights are fingerprinted by content, their folder (and a spec that is a path) is an
-    address: a run made under the older rule, which hashed the folder, resumes from a moved cache with its
-    hash recomputed; another fingerprint is still refused, and without a fingerprint the folder is the
-    only name the weights have."""
+    """Where the weights are fingerprinted by content, how they were pointed at (their folder, the spec,
+    the name taken from a path) is an address: a run made under the older rule, which hashed the folder,
+    resumes from a moved cache with its hash recomputed; another fingerprint is still refused, and without
+    a fingerprint the folder is the only name the weights have."""
 
-    def model(weights: str, fingerprint: str | None, spec: str = "smollm2") -> dict[str, Any]:
-        described = {"spec": spec, "name": "SmolLM2-135M", "weights": weights}
+    def model(
+        weights: str, fingerprint: str | None, spec: str = "smollm2", name: str = "smollm2"
+    ) -> dict[str, Any]:
+        described = {"spec": spec, "name": name, "weights": weights, "architecture": "LlamaForCausalLM"}
         return described | ({"weights_fingerprint": fingerprint} if fingerprint else {})
 
     def config(described: dict[str, Any]) -> RunConfig:
@@ -150,9 +152,15 @@ def test_a_fingerprinted_model_resumes_after_its_files_moved_and_an_unfingerprin
 
     home, moved = "/root/.cache/longread/models/smollm2", "/home/ada/.cache/longread/models/smollm2"
     assert config(model(home, "481feb03")).config_hash == config(model(moved, "481feb03")).config_hash
+    # The spec forms that take a path (absolute or relative), and the folder's name the model takes.
     assert (
-        config(model(home, "481feb03", spec="/root/models/smollm2")).config_hash
-        == config(model(moved, "481feb03", spec="/srv/smollm2")).config_hash
+        config(model(home, "481feb03", spec="hf:/root/models/SmolLM2", name="SmolLM2")).config_hash
+        == config(model(moved, "481feb03", spec="hf:models/smollm2-copy", name="smollm2-copy")).config_hash
+        == config(model(moved, "481feb03", spec="gguf:smollm2.Q8_0.gguf", name="smollm2.q8_0")).config_hash
+    )
+    assert (
+        config(model(home, "481feb03")).config_hash
+        != config(model(home, "481feb03") | {"architecture": "MistralForCausalLM"}).config_hash
     )
     assert config(model(home, "481feb03")).config_hash != config(model(home, "0a1b2c3d")).config_hash
     assert config(model(home, None)).config_hash != config(model(moved, None)).config_hash

@@ -14,14 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-CONTENT_HASHES = (
-    "weights_fingerprint",
-    "weights_sha256",
-    "model_sha256",
-    "feature_fingerprint",
-    "encoder_fingerprint",
-)
-"""Fields that fingerprint a model's files by content: equal where both hold one, or not the same model."""
+from longread.model_fields import CONTENT_HASHES
+
 NAMES = ("spec", "name", "weights", "model", "id")
 """Fields that name a model's weights (a spec, a folder, a served model's name)."""
 BOTH_RECORDED = ("architecture", "dtype", "device")

@@ -3,8 +3,9 @@
 The config is split by meaning rather than by a list of exceptions: ``task``,
 ``model``, ``data.sha256`` and ``settings`` define the results and go into
 ``config_hash``; ``data.path``, ``code``, ``runtime`` (limit, sample, threads,
-batch sizes, prefill chunk, Ray replicas, a server's address …) and where a
-fingerprinted model's files lie are recorded but do not, so a run can be
+batch sizes, prefill chunk, Ray replicas, a server's address …) and how a
+fingerprinted model's files were pointed at (their folder, the spec, the
+name) are recorded but do not, so a run can be
 resumed after the data file or the model cache moved, after a bug fix
 elsewhere in the code, with a larger ``limit`` to extend it, or with other
 threads. What can move a log-prob's last digits (threads, batch sizes) is held
@@ -24,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 import longread
+from longread.model_fields import CONTENT_HASHES, POINTERS
 
 RUN_CONFIG_SCHEMA_VERSION = 1
 _HASH_CHUNK_BYTES = 1 << 20
@@ -33,31 +35,19 @@ prefill chunk (before longread 0.3), the torch and transformers versions (before
 They change a log-prob only in its last digits (the order of float sums), so they are runtime now (the
 backend's ``runtime_facts``, the session's ``software``) and are left out of a stored config's hash, so
 those runs resume under any thread count and any install (``--recheck`` holds them to the tolerance)."""
-CONTENT_HASHED = ("weights_fingerprint", "weights_sha256", "model_sha256")
-"""A model's fingerprint of its files' content: where a description holds one, the files' location does not
-define results (:func:`defining_model`)."""
-LOCATIONS = ("weights",)
-"""Where a model's files lie (a cache folder under the user's home): an address, like a server's."""
 
 
 def defining_model(model: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a model description that defines results: without how it computes
-    (:data:`MOVED_TO_RUNTIME`) and, where its files are fingerprinted by content (:data:`CONTENT_HASHED`),
-    without where they lie (:data:`LOCATIONS`, and a ``spec`` that is a filesystem path), so a run resumes
-    after the model cache or the model's folder moved. Without a fingerprint the location is the only
-    name the weights have, and stays."""
-    hashed = any(model.get(key) for key in CONTENT_HASHED)
+    (:data:`MOVED_TO_RUNTIME`) and, where its files are fingerprinted by content
+    (:data:`~longread.model_fields.CONTENT_HASHES`), without how they were pointed at
+    (:data:`~longread.model_fields.POINTERS`: the cache folder, the spec, the name taken from a path), so
+    a run resumes after the model cache or the model's folder moved or was renamed. Without a fingerprint
+    the location is the only name the weights have, and stays."""
     dropped = set(MOVED_TO_RUNTIME)
-    if hashed:
-        dropped.update(LOCATIONS)
-        if _is_path(model.get("spec")):
-            dropped.add("spec")
+    if any(model.get(key) for key in CONTENT_HASHES):
+        dropped.update(POINTERS)
     return {key: value for key, value in model.items() if key not in dropped}
-
-
-def _is_path(spec: object) -> bool:
-    """A spec written as a filesystem path (absolute, ``./``, ``../`` or ``~``), not a name or a hub id."""
-    return isinstance(spec, str) and spec.startswith(("/", "./", "../", "~"))
 
 
 class DataRef(BaseModel):

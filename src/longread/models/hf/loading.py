@@ -89,7 +89,7 @@ class LoadedModel:
     weights: str
     """Path of the weights actually loaded (or a description for random models)."""
     fingerprint: str
-    """Short hash identifying the weights (file sizes + mtimes, or the random seed)."""
+    """Short hash identifying the weights by their content (or the random seed)."""
 
 
 def torch_dtype(name: str) -> torch.dtype:

@@ -28,8 +28,8 @@ JOURNAL = "finished-books.jsonl"
 
 
 def probe_identity(settings: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Any]:
-    """What defines a probe's items: its settings and the model without how it computes or where its files
-    lie (:func:`~longread.runs.config.defining_model`)."""
+    """What defines a probe's items: its settings and the model without how it computes or how its files
+    were pointed at (:func:`~longread.runs.config.defining_model`)."""
     kept = defining_model(model)
     identity: dict[str, Any] = json.loads(canonical_json({"settings": dict(settings), "model": kept}))
     return identity
