@@ -18,7 +18,9 @@ from longread.horizon.layout import length_dir
 from longread.horizon.plan import keep_grid
 from longread.horizon.search import Step
 from longread.metrics.paired import PairedScores
+from longread.runs.config import file_sha256
 from tests.calibration.data import bundled_instances
+from tests.helpers import unboxed
 from tests.models_fixtures import backend
 
 pytestmark = pytest.mark.slow
@@ -168,3 +170,17 @@ def test_an_output_folder_of_another_campaign_is_refused_before_anything_runs(tm
     assert CliRunner().invoke(app, [*command, "--data", str(first)]).exit_code == 0
     refused = CliRunner().invoke(app, [*command, "--data", str(second)])  # the same ids, built otherwise
     assert refused.exit_code == 2 and "holds a campaign on other instances" in refused.output
+
+    # A campaign kept without the books' text (no instances.jsonl): its runs' data sha256 decides.
+    kept = tmp_path / "kept"
+    run = kept / "smollm2" / f"L{LENGTH}" / "intact"
+    run.mkdir(parents=True)
+    read = {
+        "config": {"data": {"path": "kept/instances.jsonl", "sha256": file_sha256(out / "instances.jsonl")}}
+    }
+    (run / "config.json").write_text(json.dumps(read), encoding="utf-8")
+    command = [*command[:5], str(kept), *command[6:]]
+    assert CliRunner().invoke(app, [*command, "--data", str(first)]).exit_code == 0
+    refused = CliRunner().invoke(app, [*command, "--data", str(second)])
+    assert refused.exit_code == 2 and "holds runs on other instances" in unboxed(refused.output)
+    assert not (kept / "instances.jsonl").exists()  # a dry run writes nothing; a refusal neither

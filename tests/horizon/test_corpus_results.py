@@ -31,13 +31,11 @@ def stated_books() -> list[int]:
     return [int(word) for word in block.split()]
 
 
-def stated_build() -> tuple[list[str], str]:
-    """The build command's options and the sha256 the README states for its file."""
-    text = README.read_text(encoding="utf-8")
-    command = re.search(r"longread build chapterbreak BOOKS/ --out cb-corpus\.jsonl (.*)\n", text)
-    digest = re.search(r"sha256 ([0-9a-f]{64})", text)
-    assert command and digest, f"{README} no longer states the build command and its file's sha256"
-    return command.group(1).split(), digest.group(1)
+def stated(pattern: str) -> str:
+    """What the README states where ``pattern``'s group is (its commands, the file's size and sha256)."""
+    found = re.search(pattern, README.read_text(encoding="utf-8"))
+    assert found, f"{README} no longer states {pattern!r}"
+    return found.group(1)
 
 
 def read_data(run_config: Path) -> str:
@@ -51,21 +49,26 @@ def test_the_corpus_campaign_rebuilds_from_the_books_its_readme_names(tmp_path: 
     ids = stated_books()
     assert len(ids) == 94
     for book_id in ids:
+        assert gutenberg_book(book_id).is_file(), f"the corpus lacks pg{book_id}: the campaign cannot rebuild"
         (books / f"pg{book_id}.txt.gz").symlink_to(gutenberg_book(book_id))
-    options, digest = stated_build()
+    options = stated(r"longread build chapterbreak BOOKS/ --out cb-corpus\.jsonl (.*)\n").split()
     data = tmp_path / "cb-corpus.jsonl"
     built = CliRunner().invoke(
         app, ["build", "chapterbreak", str(books), "--out", str(data), *options, "--quiet"]
     )
     assert built.exit_code == 0, built.output
-    assert file_sha256(data) == digest, (
+    count = int(stated(r"# ([\d,]+) instances from 92 of 94 books").replace(",", ""))
+    assert len(data.read_text(encoding="utf-8").splitlines()) == count
+    assert file_sha256(data) == stated(r"sha256 ([0-9a-f]{64})"), (
         "the books the README names no longer build the campaign's file: the builder changed what it "
         "writes, so results/horizon-corpus no longer rebuilds (run the campaign again, or keep the builder)"
     )
 
     adapter = horizon_task("chapterbreak", {})
-    chosen = adapter.choose(data, RunOptions(sample=120, show_progress=False), HorizonPlan((1024, 2048)))
-    assert len(chosen) == 120 and len({adapter.book_of(i) for i in chosen}) == 92
+    sample = int(stated(r"--sample (\d+)"))
+    lengths = tuple(int(n) for n in stated(r"--prefix-lengths ([\d,]+)").split(","))
+    chosen = adapter.choose(data, RunOptions(sample=sample, show_progress=False), HorizonPlan(lengths))
+    assert len(chosen) == sample == 120 and len({adapter.book_of(i) for i in chosen}) == 92
     instances = "".join(line + "\n" for line in adapter.lines(chosen)).encode("utf-8")
     # Every run on the chosen instances themselves: the intact runs and each K's (planted runs read copies).
     runs = [

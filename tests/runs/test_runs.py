@@ -136,10 +136,10 @@ def test_resume_under_another_weights_fingerprint_names_both_and_the_way_out(
 def test_a_fingerprinted_model_resumes_after_its_files_moved_and_an_unfingerprinted_one_does_not(
     tmp_path: Path, data_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Where the weights are fingerprinted by content, how they were pointed at (their folder, the spec,
-    the name taken from a path) is an address: a run made under the older rule, which hashed the folder,
-    resumes from a moved cache with its hash recomputed; another fingerprint is still refused, and without
-    a fingerprint the folder is the only name the weights have."""
+    """Where the model is one GGUF file fingerprinted by content, how it was pointed at (its cache folder,
+    the spec, the name taken from the file) is an address: a run made under the older rule, which hashed
+    the folder, resumes from a moved cache with its hash recomputed; another fingerprint is still refused,
+    and without a fingerprint the folder is the only name the weights have."""
 
     def model(
         weights: str, fingerprint: str | None, spec: str = "smollm2", name: str = "smollm2"
@@ -152,11 +152,18 @@ def test_a_fingerprinted_model_resumes_after_its_files_moved_and_an_unfingerprin
 
     home, moved = "/root/.cache/longread/models/smollm2", "/home/ada/.cache/longread/models/smollm2"
     assert config(model(home, "481feb03")).config_hash == config(model(moved, "481feb03")).config_hash
-    # The spec forms that take a path (absolute or relative), and the folder's name the model takes.
+    # One GGUF file holds all of the model: a spec that names it by a path, and the name taken from the
+    # file, are pointers too. An hf: folder's fingerprint covers its weight files only (its config and
+    # tokenizer are read from the folder), so the folder stays the run's name.
+    gguf = "gguf:/root/models/smollm2.Q8_0.gguf"
+    assert (
+        config(model(home, "481feb03", spec=gguf, name="smollm2.q8_0")).config_hash
+        == config(model(moved, "481feb03", spec="gguf:models/copy.gguf", name="copy")).config_hash
+        == config(model(moved, "481feb03")).config_hash
+    )
     assert (
         config(model(home, "481feb03", spec="hf:/root/models/SmolLM2", name="SmolLM2")).config_hash
-        == config(model(moved, "481feb03", spec="hf:models/smollm2-copy", name="smollm2-copy")).config_hash
-        == config(model(moved, "481feb03", spec="gguf:smollm2.Q8_0.gguf", name="smollm2.q8_0")).config_hash
+        != config(model(home, "481feb03", spec="hf:/srv/SmolLM2-long", name="SmolLM2-long")).config_hash
     )
     assert (
         config(model(home, "481feb03")).config_hash

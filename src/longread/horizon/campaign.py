@@ -12,6 +12,8 @@ the task read at L — is the benchmark's adapter's (:mod:`longread.horizon.task
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ from longread.horizon.progress import CampaignProgress
 from longread.horizon.search import Step, search_keep
 from longread.horizon.tasks import HorizonError, HorizonTask, write_lines
 from longread.metrics.paired import PairedScores
+from longread.runs.layout import CONFIG_FILE
 
 OpenBackend = Callable[[str], AbstractContextManager[Any]]
 """A model spec → a context giving its loaded backend (closed, and its memory handed back, on exit)."""
@@ -79,16 +82,39 @@ def check_out(out: Path, task: HorizonTask, instances: Sequence[Any]) -> bool:
     if out.exists() and not out.is_dir():
         raise HorizonError(f"--out {out} is a file: give a folder for the campaign")
     file = out / layout.INSTANCES
+    lines = task.lines(instances)
+    same = ("give the same task, --data, --sample, --sample-seed, --limit and longest --prefix-lengths, or "
+            "another --out")  # fmt: skip
     if not file.is_file():
+        read = _instances_read(out)
+        chosen = hashlib.sha256("".join(line + "\n" for line in lines).encode("utf-8")).hexdigest()
+        if read and read[1] != chosen:
+            raise HorizonError(
+                f"{out} holds runs on other {task.unit} than the {len(instances):,} chosen now ({read[0]} "
+                f"read data of sha256 {read[1][:12]}, these are {chosen[:12]}; {file.name} is not there, as "
+                f"in a campaign kept without the books' text): {same} — built from the same books"
+            )
         return False
     held = file.read_text(encoding="utf-8").splitlines()
-    if held != task.lines(instances):
+    if held != lines:
         raise HorizonError(
             f"{out} holds a campaign on other {task.unit} ({len(held):,} in {file.name}, {len(instances):,} "
-            "chosen now, or the same ids built otherwise): give the same task, --data, --sample, "
-            "--sample-seed, --limit and longest --prefix-lengths, or another --out"
+            f"chosen now, or the same ids built otherwise): {same}"
         )
     return True
+
+
+def _instances_read(out: Path) -> tuple[Path, str] | None:
+    """An intact run in ``out`` and the sha256 of the instances it read (None: no readable intact run;
+    a damaged config is named by its run when it resumes)."""
+    for config in sorted(out.glob(f"*/L*/intact/{CONFIG_FILE}")):
+        try:
+            return config.parent, str(
+                json.loads(config.read_text(encoding="utf-8"))["config"]["data"]["sha256"]
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
 
 
 def write_chosen(out: Path, task: HorizonTask, instances: Sequence[Any]) -> None:

@@ -4,8 +4,8 @@ The config is split by meaning rather than by a list of exceptions: ``task``,
 ``model``, ``data.sha256`` and ``settings`` define the results and go into
 ``config_hash``; ``data.path``, ``code``, ``runtime`` (limit, sample, threads,
 batch sizes, prefill chunk, Ray replicas, a server's address …) and how a
-fingerprinted model's files were pointed at (their folder, the spec, the
-name) are recorded but do not, so a run can be
+model read from one fingerprinted GGUF file was pointed at (its cache
+folder, the spec, the name) are recorded but do not, so a run can be
 resumed after the data file or the model cache moved, after a bug fix
 elsewhere in the code, with a larger ``limit`` to extend it, or with other
 threads. What can move a log-prob's last digits (threads, batch sizes) is held
@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 import longread
-from longread.model_fields import CONTENT_HASHES, POINTERS
+from longread.model_fields import POINTERS, fingerprinted_whole
 
 RUN_CONFIG_SCHEMA_VERSION = 1
 _HASH_CHUNK_BYTES = 1 << 20
@@ -39,13 +39,14 @@ those runs resume under any thread count and any install (``--recheck`` holds th
 
 def defining_model(model: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a model description that defines results: without how it computes
-    (:data:`MOVED_TO_RUNTIME`) and, where its files are fingerprinted by content
-    (:data:`~longread.model_fields.CONTENT_HASHES`), without how they were pointed at
-    (:data:`~longread.model_fields.POINTERS`: the cache folder, the spec, the name taken from a path), so
-    a run resumes after the model cache or the model's folder moved or was renamed. Without a fingerprint
-    the location is the only name the weights have, and stays."""
+    (:data:`MOVED_TO_RUNTIME`) and, where the model is one GGUF file fingerprinted by content
+    (:func:`~longread.model_fields.fingerprinted_whole`), without how it was pointed at
+    (:data:`~longread.model_fields.POINTERS`: the cache folder, the spec, the name taken from the file), so
+    a run resumes after the model cache moved or the file was renamed. Elsewhere a location may be the
+    only name of what the fingerprint does not cover (an ``hf:`` folder's configuration and tokenizer), and
+    stays."""
     dropped = set(MOVED_TO_RUNTIME)
-    if any(model.get(key) for key in CONTENT_HASHES):
+    if fingerprinted_whole(model):
         dropped.update(POINTERS)
     return {key: value for key, value in model.items() if key not in dropped}
 

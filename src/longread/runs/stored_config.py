@@ -46,11 +46,12 @@ def check_same_results(path: Path, stored: StoredConfig, new: RunConfig) -> None
     if differences:
         raise ConfigMismatchError(path, differences)
     if stored.config_hash != new.config_hash:
-        # Hashed under an older rule (threads and batch sizes, or where the model's files lay, were part of
-        # the model): same results.
+        # Hashed under an older rule (threads and batch sizes, or how a fingerprinted GGUF model was pointed
+        # at, were part of the model): same results.
         logger.info(
-            "%s: config hash %s recomputed as %s (hashed under an older rule: threads, batch sizes and where "
-            "a fingerprinted model's files lie no longer define a run)",
+            "%s: config hash %s recomputed as %s (hashed under an older rule: threads, batch sizes and how a "
+            "fingerprinted GGUF model was pointed at — its cache folder, spec and name — no longer define a "
+            "run)",
             path,
             stored.config_hash[:12],
             new.config_hash[:12],

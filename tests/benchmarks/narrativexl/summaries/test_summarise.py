@@ -22,7 +22,12 @@ from longread.benchmarks.narrativexl.summaries import (
     prompts,
     summarise_scenes,
 )
-from longread.benchmarks.narrativexl.summaries.cache import GenerationCache, GenerationCacheError
+from longread.benchmarks.narrativexl.summaries.cache import (
+    GenerationCache,
+    GenerationCacheError,
+    cache_key,
+    cached_generate,
+)
 from longread.models.hf.backend import HFBackend
 from longread.models.requests import GenerateRequest, GenerateResult, Progress
 from tests.models_fixtures import PRIDE_AND_PREJUDICE, book_text, tuned
@@ -280,3 +285,41 @@ def test_a_merge_without_an_answer_says_why_in_merge_failure(first_run: FirstRun
     assert HierarchicalSummary.model_validate_json(top.model_dump_json()) == top
     old = {k: v for k, v in hierarchy[0].model_dump(mode="json").items() if k != "merge_failure"}
     assert HierarchicalSummary.model_validate_json(json.dumps(old)).merge_failure is None
+
+
+class DescribedOnly:
+    """A model that only describes itself: asked to generate, it fails the test (the cache must answer)."""
+
+    preferred_batch = 1
+
+    def __init__(self, described: dict[str, str]) -> None:
+        self.described = described
+
+    def describe(self) -> dict[str, str]:
+        return self.described
+
+    def generate(
+        self, requests: Sequence[GenerateRequest], progress: Progress | None = None
+    ) -> list[GenerateResult]:
+        raise AssertionError(f"asked to generate {len(requests)}: the cache should have answered")
+
+
+def test_a_moved_model_cache_and_an_older_cache_key_regenerate_nothing(tmp_path: Path) -> None:
+    """The cache keys hold the model as a run's identity does: where a model read from one fingerprinted
+    GGUF file lies is no part of it, so a moved model cache (another home) finds every generation; an
+    entry keyed the older way (the whole description) is still found where the model has not moved;
+    another fingerprint is another model."""
+    home = {"backend": "hf", "spec": "smollm2", "name": "smollm2", "weights_fingerprint": "ed056000d42586e9"}
+    described = home | {"weights": "/root/.cache/longread/models/smollm2-ed056000d42586e9-tf5.24.0"}
+    moved = home | {"weights": "/home/ada/.cache/longread/models/smollm2-ed056000d42586e9-tf5.24.0"}
+    request = GenerateRequest(prompt="Summarise the scene: Mr. Bennet teases his wife.", max_tokens=8)
+    made = GenerateResult(text="A teasing.", n_prompt_tokens=12, n_generated_tokens=3, stopped_by="eos")
+    older = cache_key(described, request, as_before=True)
+    assert older != cache_key(described, request) == cache_key(moved, request)
+    for name, key, reader in (("moved", cache_key(described, request), moved), ("older", older, described)):
+        GenerationCache(tmp_path / name).put(key, request, made, "summary scene 0")
+        cache = GenerationCache(tmp_path / name)
+        assert cached_generate(DescribedOnly(reader), cache, [request]) == [made], name
+        assert cache.hits == 1 and cache.made == 0
+    with pytest.raises(AssertionError, match="asked to generate 1"):
+        cached_generate(DescribedOnly(moved | {"weights_fingerprint": "0a1b2c3d4e5f6a7b"}), cache, [request])

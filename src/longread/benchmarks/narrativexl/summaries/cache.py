@@ -1,8 +1,10 @@
 """Generated texts kept inside a build directory, so a killed build resumes and regenerates nothing it has.
 
 One JSON line per generation in ``generations.jsonl``, keyed by the sha256 of
-(model fingerprint = the backend's ``describe()``, the full prompt, the
-generation settings: max_tokens, stop, temperature, seed). The file is only
+(the model as a run's identity holds it: the backend's ``describe()`` without
+where a fingerprinted model file lies; the full prompt; the generation
+settings: max_tokens, stop, temperature, seed); an entry made under the
+older key (the whole description) is still found. The file is only
 ever appended to, one ``write`` of one whole line followed by flush and fsync,
 so a kill loses at most the line being written. At start the file is read
 into a dict; a half-written last line (no newline, or not JSON) is dropped,
@@ -28,6 +30,7 @@ from typing import Any
 
 from longread.errors import LongreadError
 from longread.models.requests import Backend, ChatPrompt, DocumentPrompt, GenerateRequest, GenerateResult
+from longread.runs.config import defining_model
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +59,11 @@ def generation_settings(request: GenerateRequest) -> dict[str, Any]:
     }
 
 
-def cache_key(model: Mapping[str, str], request: GenerateRequest) -> str:
-    """sha256 of (model fingerprint, full prompt, generation settings)."""
+def cache_key(model: Mapping[str, str], request: GenerateRequest, *, as_before: bool = False) -> str:
+    """sha256 of (the model as a run's identity holds it, full prompt, generation settings). ``as_before``:
+    the key a cache made before held (the whole description: a moved model cache missed every entry)."""
     payload = {
-        "model": dict(model),
+        "model": dict(model) if as_before else defining_model(model),
         "prompt": prompt_identity(request.prompt),
         "settings": generation_settings(request),
     }
@@ -159,7 +163,10 @@ def cached_generate(
     """
     model = cache.model if cache.model is not None else backend.describe()
     keys = [cache_key(model, request) for request in requests]
-    results: list[GenerateResult | None] = [cache.get(key) for key in keys]
+    results: list[GenerateResult | None] = [
+        cache.get(key) or cache.get(cache_key(model, request, as_before=True))
+        for key, request in zip(keys, requests, strict=True)
+    ]
     missing = [i for i, result in enumerate(results) if result is None]
     cache.hits += len(results) - len(missing)
     seen: dict[str, int] = {}
