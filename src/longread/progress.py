@@ -67,6 +67,11 @@ class Progress:
     def update(self, items: int = 1, tokens: int = 0) -> None:
         self.done += items
         self.tokens += tokens
+        if self.total is not None and self.done > self.total:
+            # Work beyond the plan (a retried generation) raises the total: never past 100%.
+            self.total = self.done
+            if self._bar is not None:
+                self._bar.total = self.total
         if self._bar is not None:
             self._bar.update(items)
             if self.tokens:

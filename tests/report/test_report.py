@@ -130,6 +130,10 @@ def test_progress_prints_lines_when_not_a_terminal() -> None:
     assert lines[-1].startswith("cb: 6/10 inst (60.0%)")
     assert len(lines) == 2
     assert format_duration(3725) == "1h02m"
+    # Work beyond the plan (a retried generation) raises the total rather than passing 100%.
+    with Progress(total=2, unit="gen", stream=stream, interval_s=0, clock=lambda: now[0]) as retried:
+        retried.update(items=3)
+    assert retried.total == 3 and stream.getvalue().splitlines()[-1].startswith("3/3 gen (100.0%)")
 
 
 def test_group_by_compares_variants_side_by_side(tmp_path: Path) -> None:
