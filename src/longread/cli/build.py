@@ -36,7 +36,8 @@ ChapterBreakOutOption = Annotated[Path, typer.Option("--out", help="Output JSONL
 ChapterBreakBooksArgument = Annotated[
     list[Path] | None,
     typer.Argument(
-        help="Books: files, folders or tar/zip archives (a shell glob works).", show_default=False
+        help="Books: files, folders or tar/zip archives (a shell glob works; read in sorted order).",
+        show_default=False,
     ),
 ]
 ChapterBreakBooksOption = Annotated[
@@ -114,7 +115,10 @@ NarrativeXLOutOption = Annotated[
 ]
 NarrativeXLBooksArgument = Annotated[
     list[Path] | None,
-    typer.Argument(help="Books: files, folders or archives (a shell glob works).", show_default=False),
+    typer.Argument(
+        help="Books: files, folders or archives (a shell glob works; read in sorted order).",
+        show_default=False,
+    ),
 ]
 NarrativeXLBooksOption = Annotated[
     list[Path] | None, typer.Option("--books", help="Books, as with the positional paths.")

@@ -47,8 +47,13 @@ def is_archive(name: str) -> bool:
 
 def iter_sources(paths: Iterable[str | Path]) -> Iterator[Source]:
     """Every book source under the given paths, in a deterministic (sorted) order; ``bundled:`` names the
-    novels shipped with longread (:mod:`longread.documents.bundled`)."""
-    for raw in paths:
+    novels shipped with longread (:mod:`longread.documents.bundled`).
+
+    The paths are read in the order of their last names (code points, not a locale's collation; the whole
+    path breaks ties), so the same books given in another order, by a shell glob sorted another way or
+    from another folder give the same sources in the same order, and so byte-identical builds. A folder's
+    files are sorted by their path within it."""
+    for raw in sorted(paths, key=_path_order):
         if is_bundled_name(raw):
             yield from (Source(label=str(book), path=book) for book in resolve_bundled(raw))
             continue
@@ -62,6 +67,10 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[Source]:
                 yield Source(label=str(path), path=path)
         else:
             raise BadInputError(path, "no such file or folder", "check the path")
+
+
+def _path_order(raw: str | Path) -> tuple[str, str]:
+    return Path(str(raw)).name, str(raw)
 
 
 def _iter_folder(folder: Path) -> Iterator[Source]:
