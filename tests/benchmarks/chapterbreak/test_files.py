@@ -272,4 +272,4 @@ def test_top_level_entry_points() -> None:
     book = longread.read_book(gutenberg_book(84))
     assert book.chapters[0].heading and book.chapters[0].text
     books = list(longread.read_books([gutenberg_book(84), gutenberg_book(2852)]))
-    assert [b.id for b in books if isinstance(b, longread.Book)] == ["84", "2852"]
+    assert [b.id for b in books if isinstance(b, longread.Book)] == ["2852", "84"]  # sorted by file name
