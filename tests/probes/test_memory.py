@@ -264,13 +264,16 @@ def test_books_are_given_as_build_takes_them(tmp_path: Path) -> None:
     for name in ("pg84.txt.gz", "pg120.txt.gz"):
         (folder / name).write_bytes((BOOKS / name).read_bytes())
     out = tmp_path / "out"
-    arguments = ["probe", "memory", "--books", str(folder), "--books", "bundled:pg1342", "--model",
+    arguments = ["probe", "memory", "--books", str(folder), "--books", "bundled:pg1342", "--books",
+                 "bundled:pg84", "--model",
                  "random:gpt2", "--out", str(out), "--probes", "extraction", "--passages", "2",
                  "--prompt-tokens", "8", "--new-tokens", "4", "--quiet"]  # fmt: skip
     done = CliRunner().invoke(app, arguments)  # in this process (the command as a process: above)
     assert done.exit_code == 0, (done.output[-3000:], done.exception)
     probed = [book["book"] for book in json.loads((out / "books.json").read_text())["books"]]
-    assert sorted(probed) == ["120", "1342", "84"]
+    assert sorted(probed) == ["120", "1342", "84"]  # pg84, given twice, once
+    said = unboxed(done.output)
+    assert f"book 84 was read already from {folder / 'pg84.txt.gz'}" in said, said
     both = CliRunner().invoke(app, [*arguments[:-1], "--data", str(folder / "pg84.txt.gz")])
     said = unboxed(both.output)
     assert both.exit_code == 2 and "not both and not neither" in said

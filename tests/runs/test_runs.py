@@ -205,11 +205,40 @@ def test_resume_ignores_what_does_not_define_results(tmp_path: Path, data_file: 
     os.replace(data_file, moved)
     with RunDir.create(run_path, config_for(moved, limit=10, batch_size=4), resume=True) as run:
         assert run.resumed and run.done_keys() == {"a@256"}
+        run.append(sample("b", 256, False))
     timing = json.loads((run_path / "timing.json").read_text())
     assert [session["runtime"] for session in timing["sessions"]] == [
         {"limit": 1},
         {"limit": 10, "batch_size": 4},
     ]
+
+
+def test_a_finished_run_opened_again_keeps_its_files_byte_for_byte(tmp_path: Path, data_file: Path) -> None:
+    """A campaign that goes on opens every finished run again: a resumed session that writes nothing new
+    (no sample, no error, the same results) leaves config.json and timing.json as they were; one that
+    writes a sample, an error or other results is listed."""
+    run_path = tmp_path / "run"
+    with RunDir.create(run_path, config_for(data_file), resume=False) as run:
+        run.append(sample("a", 256, True))
+        run.write_results(summarise(run))
+    files = ("config.json", "timing.json", "results.json")
+    before = {name: (run_path / name).read_bytes() for name in files}
+    for _ in range(2):
+        with RunDir.create(run_path, config_for(data_file, batch_size=4), resume=True) as run:
+            assert run.done_keys() == {"a@256"}
+            run.write_results(summarise(run))
+        assert {name: (run_path / name).read_bytes() for name in files} == before
+    for change in ("sample", "error", "results"):
+        with RunDir.create(run_path, config_for(data_file), resume=True) as run:
+            if change == "sample":
+                run.append(sample("b", 256, False))
+            elif change == "error":
+                run.append_error("c@256", "the server hung up")
+            run.write_results(summarise(run) | {"extra": change} if change == "results" else summarise(run))
+    sessions = json.loads((run_path / "config.json").read_text())["sessions"]
+    assert [session["resumed"] for session in sessions] == [False, True, True, True]
+    timing = json.loads((run_path / "timing.json").read_text())
+    assert [session["samples"] for session in timing["sessions"]] == [1, 1, 0, 0]
 
 
 def test_second_process_on_the_same_run_is_refused(tmp_path: Path, data_file: Path) -> None:

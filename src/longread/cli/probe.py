@@ -264,20 +264,30 @@ def probe_memory_command(
 
 def _read_books(paths: list[Path]) -> list[Any]:
     """Every book of the files, folders, archives and ``bundled:`` names given, as ``build`` reads them;
-    a book that cannot be read stops the probe with its error (naming the file)."""
+    a book that cannot be read stops the probe with its error (naming the file); a book given twice is
+    probed once (the others are named)."""
     from longread.documents.reader import ReadOptions, read_book, read_bytes_source
     from longread.documents.sources import iter_sources
 
-    books: list[Any] = []
+    books: dict[str, Any] = {}
     for source in iter_sources(paths):
         if source.path is not None:
-            books.append(read_book(source.path))
-            continue
-        for found in read_bytes_source(source.label, source.data or b"", ReadOptions()):
-            if isinstance(found, BadInputError):
-                raise found
-            books.append(found)
-    return books
+            found_books = [read_book(source.path)]
+        else:
+            found_books = []
+            for found in read_bytes_source(source.label, source.data or b"", ReadOptions()):
+                if isinstance(found, BadInputError):
+                    raise found
+                found_books.append(found)
+        for book in found_books:
+            if book.id in books:
+                typer.echo(
+                    f"left out of the probe: {source.label}: book {book.id} was read already from "
+                    f"{books[book.id].source}"
+                )
+                continue
+            books[book.id] = book
+    return list(books.values())
 
 
 def data_excerpts(path: Path) -> list[BookExcerpts]:

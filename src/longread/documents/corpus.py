@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from longread.documents.book import Book
-from longread.documents.reader import ExcludedBook, ReadOptions, read_bytes_source, read_path
+from longread.documents.reader import ExcludedBook, ReadOptions, RepeatedBook, read_bytes_source, read_path
 from longread.documents.sources import Source, iter_sources
 from longread.errors import BadInputError
 from longread.processes.ordered_pool import TRIES, OrderedPool
@@ -40,6 +40,9 @@ class BookOutcome(Generic[T]):
     kept: Source | None = None
     """With ``map_books(..., keep=True)``: the source as read (every outcome of one source holds the
     same one), which a second ``map_books`` over :func:`kept_sources` reads without parsing again."""
+    source_index: int = 0
+    """The place of its source in the walk of the paths (set by :func:`map_books`): what
+    :func:`kept_sources` keys the kept sources by, as a label may be given twice."""
 
 
 def read_source(source: Source, options: ReadOptions = ReadOptions()) -> Iterator[Book | BadInputError]:
@@ -185,19 +188,41 @@ def map_books(
     outcomes; ``sources`` replaces the walk of ``paths``.
     """
     job: _Job[T] = _Job(per_book, options, keep)
-    for outcomes in mapper(job, iter_sources(paths) if sources is None else sources):
-        yield from outcomes
+    first_read: dict[str, str] = {}
+    for index, outcomes in enumerate(mapper(job, iter_sources(paths) if sources is None else sources)):
+        for outcome in outcomes:
+            yield _once(dataclasses.replace(outcome, source_index=index), first_read)
 
 
-def kept_sources(paths: Iterable[str | Path], kept: Mapping[str, Source | None]) -> Iterator[Source]:
-    """The sources of a second pass over ``paths``: ``kept`` maps each source label of the first pass,
-    in its order, to the source as read (``BookOutcome.kept``), or to None where it was not kept (for
-    memory); those are read again, found by walking ``paths`` once more."""
+def _once(outcome: BookOutcome[T], first_read: dict[str, str]) -> BookOutcome[T]:
+    """The outcome, or where its book was read already (``first_read``: book id to the label it was
+    first read from), a :class:`RepeatedBook` error in its place: a book is used once, whoever gave it
+    twice, so no build holds its instances twice under the same ids."""
+    if outcome.book_id is None:
+        return outcome
+    first = first_read.get(outcome.book_id)
+    if first is None:
+        first_read[outcome.book_id] = outcome.label
+        return outcome
+    where = "this file was read already" if first == outcome.label else f"it was read already from {first}"
+    repeated = RepeatedBook(
+        outcome.label,
+        f"book {outcome.book_id} left out: {where}",
+        "give each book once (a folder and a file in it, or bundled: and bundled:NAME, name it twice)",
+    )
+    return dataclasses.replace(outcome, result=None, error=repeated)
+
+
+def kept_sources(paths: Iterable[str | Path], kept: Mapping[int, Source | None]) -> Iterator[Source]:
+    """The sources of a second pass over ``paths``: ``kept`` maps the place of each source in the first
+    pass (``BookOutcome.source_index``), in its order, to the source as read (``BookOutcome.kept``), or
+    to None where it was not kept (for memory); those are read again, found by walking ``paths`` once
+    more."""
     if all(source is not None for source in kept.values()):
         yield from (source for source in kept.values() if source is not None)
         return
-    for source in iter_sources(paths):
-        yield kept.get(source.label) or source
+    for index, source in enumerate(iter_sources(paths)):
+        yield kept.get(index) or source
 
 
 def iter_books(

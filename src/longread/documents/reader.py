@@ -54,6 +54,11 @@ class ExcludedBook(BadInputError):
     books that could not be used."""
 
 
+class RepeatedBook(ExcludedBook):
+    """A book read a second time (the same file given twice, or two copies of one book): only its first
+    reading is used, and reports list the others as left out, naming where it was read first."""
+
+
 def guess_format(path: Path) -> Format:
     name = strip_compression_suffix(path.name.lower())
     if name.endswith((".html", ".htm")):

@@ -2,7 +2,8 @@
 
     RUN_DIR/
       config.json     what the run is (model, task, data + sha256, settings) and its config_hash, and
-                      ``sessions``: every session's runtime (threads, sample, replicas …) and recheck
+                      ``sessions``: every session's runtime (threads, sample, replicas …) and recheck;
+                      a resumed session that changed nothing (a finished run opened again) is not kept
       samples.jsonl   one row per finished sample, each with a unique ``key``; append-only
       errors.jsonl    items that failed (key, message); retried on resume
       results.json    the evaluator's summary + run facts; deterministic
@@ -97,6 +98,9 @@ class RunDir:
             runtime=config.runtime,
             rows_at_start=rows_now,
         )
+        self._changed = False
+        """This session wrote something beyond its own record: a sample, an error, an incident, a note,
+        inputs, or results or a selection other than those on disk."""
         self._timing.sessions.append(self._session)
         self._session_start = time.monotonic()
         self._last_checkpoint = self._session_start
@@ -182,6 +186,7 @@ class RunDir:
         """Record a fact of this session in ``config.json``'s ``sessions`` (e.g. ``recheck``: what
         re-scoring finished rows found)."""
         self._session_record[name] = _json_safe(value)
+        self._changed = True
         self._write_config()
 
     def _write_config(self) -> None:
@@ -203,6 +208,7 @@ class RunDir:
         if not isinstance(key, str) or not key:
             raise ValueError(f"a sample row needs a non-empty string 'key'; got {key!r}")
         self._samples.append(dict(row), stored=len(self._done))
+        self._changed = True
         self._done.add(key)
         self._session.samples += 1
         self._session.tokens += tokens
@@ -221,6 +227,7 @@ class RunDir:
 
     def append_error(self, key: str, message: str) -> None:
         """Record that an item failed; the run goes on and the item is retried on resume."""
+        self._changed = True
         self._errors.append({"key": key, "message": message}, stored=len(self._done))
 
     def append_incident(self, keys: Iterable[str], message: str) -> None:
@@ -228,6 +235,7 @@ class RunDir:
         their worker died): ``incidents.jsonl``, append-only, created at the first incident."""
         if self._incidents is None:
             self._incidents = JsonlLog(self.path / INCIDENTS_FILE)
+        self._changed = True
         self._incidents.append({"keys": sorted(keys), "message": message}, stored=len(self._done))
 
     def errors(self) -> list[ItemError]:
@@ -257,7 +265,7 @@ class RunDir:
             "error_keys": [error.key for error in errors],
         }
         target = self.path / RESULTS_FILE
-        self._write_file(target, _pretty_json(_json_safe({**results, "run": facts})))
+        self._write_output(target, _pretty_json(_json_safe({**results, "run": facts})))
         self._write_timing()
         return target
 
@@ -268,7 +276,7 @@ class RunDir:
         selection: dict[str, list[str]] = {"keys": sorted(keys)}
         if pair_ids is not None:
             selection["pair_ids"] = sorted(pair_ids)
-        self._write_file(target, _pretty_json(selection))
+        self._write_output(target, _pretty_json(selection))
         return target
 
     def timing(self) -> RunTiming:
@@ -279,6 +287,16 @@ class RunDir:
         self._last_checkpoint = time.monotonic()
         self._write_file(self.path / TIMING_FILE, _pretty_json(self.timing().to_json_dict()))
 
+    def _write_output(self, path: Path, text: str) -> None:
+        """Write a file the session's numbers go to, noting whether it changed what was there."""
+        try:
+            same = path.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            self._changed = True
+            self._write_file(path, text)
+
     def _write_file(self, path: Path, text: str) -> None:
         try:
             atomic_write_text(path, text)
@@ -288,12 +306,19 @@ class RunDir:
     def save_inputs(self) -> None:
         """From now on, each sample's token ids go to ``inputs.jsonl.gz`` (appended on resume)."""
         if self.inputs is None:
+            self._changed = True
             self.inputs = InputsLog(self.path / INPUTS_FILE)
 
     def close(self) -> None:
-        """Write the final timing and release the run directory."""
+        """Write the final timing and release the run directory. A resumed session that changed nothing
+        (a finished run opened again, as a campaign that goes on opens every run) leaves no record: the
+        files are as the last session that did something left them."""
         try:
             self._session.ended = "closed"
+            if self.resumed and not self._changed:
+                self._timing.sessions.remove(self._session)
+                self._stored.sessions.remove(self._session_record)
+                self._write_config()
             self._write_timing()
         finally:
             self._close_logs()

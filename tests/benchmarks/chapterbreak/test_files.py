@@ -20,6 +20,7 @@ from longread.benchmarks.chapterbreak.official import (
     write_official_by_length,
 )
 from longread.cli.app import app
+from longread.documents.bundled import resolve_bundled
 from longread.errors import BadInputError
 from longread.files import atomic_write_text, atomic_writer
 from tests.helpers import gutenberg_book, needs_shared, synthetic_book
@@ -177,6 +178,32 @@ def test_build_cli_skips_bad_books_reports_them_and_strict_fails(tmp_path: Path)
     assert result.exit_code == 2
     assert "--strict" in result.output
     assert not strict_out.exists()
+
+
+@pytest.mark.parametrize("negatives_from", ["in-book", "out-of-book"])
+def test_a_book_given_twice_is_built_once_and_the_repeat_is_named(
+    tmp_path: Path, negatives_from: str
+) -> None:
+    """The same file twice (``bundled:`` holds pg84) and a copy of it in another folder: one book's
+    instances, each id once, and both repeats named in the report (out-of-book builds read twice)."""
+    copy = tmp_path / "copies" / "frankenstein.txt.gz"
+    copy.parent.mkdir()
+    copy.write_bytes(resolve_bundled("bundled:pg84")[0].read_bytes())
+    out, alone = tmp_path / "twice.jsonl", tmp_path / "once.jsonl"
+    common = ["--prefix-tokens", "256", "--negatives-from", negatives_from, "--quiet"]
+    result = runner.invoke(
+        app, ["build", "chapterbreak", "bundled:pg84", str(copy), "bundled:", "--out", str(out), *common]
+    )
+    assert result.exit_code == 0, result.output
+    once = runner.invoke(app, ["build", "chapterbreak", "bundled:", "--out", str(alone), *common])
+    assert once.exit_code == 0, once.output
+    ids = [instance.id for instance in load_instances(out)]
+    assert len(ids) == len(set(ids)) and ids
+    assert out.read_bytes() == alone.read_bytes()
+    repeats = [line for line in result.output.splitlines() if "book 84 left out" in line]
+    assert len(repeats) == 2, result.output
+    assert any("this file was read already" in line for line in repeats)
+    assert any(f"{copy}: book 84 left out: it was read already from" in line for line in repeats)
 
 
 @needs_shared

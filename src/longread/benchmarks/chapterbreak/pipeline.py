@@ -86,11 +86,11 @@ def collect_pool(
     mapper: SourceMapper,
     pool_size: int = DEFAULT_POOL_SIZE,
     *,
-    kept: dict[str, Source | None] | None = None,
+    kept: dict[int, Source | None] | None = None,
 ) -> tuple[CandidateStart, ...]:
     """A seeded reservoir sample of candidate starts from every book (first pass of out-of-book builds).
 
-    With ``kept`` (empty) the sources as read are put there by label, in input order, up to
+    With ``kept`` (empty) the sources as read are put there by their place in the walk, in input order, up to
     ``KEEP_BYTES`` in all (None past it), for the second pass to read without parsing again."""
     rng = random.Random(f"longread/chapterbreak/pool/{options.seed}")
     reservoir: list[CandidateStart] = []
@@ -98,10 +98,10 @@ def collect_pool(
     per_book = functools.partial(pool_entries, options=options)
     keep = kept is not None
     for outcome in map_books(inputs, per_book, options=read_options, mapper=mapper, keep=keep):
-        if kept is not None and outcome.label not in kept:
+        if kept is not None and outcome.source_index not in kept:
             source = outcome.kept
             kept_bytes += len(source.data or b"") if source is not None else 0
-            kept[outcome.label] = source if kept_bytes <= KEEP_BYTES else None
+            kept[outcome.source_index] = source if kept_bytes <= KEEP_BYTES else None
         for entry in outcome.result or []:
             seen += 1
             if len(reservoir) < pool_size:
@@ -140,7 +140,7 @@ def build_chapterbreak(
         if options.negatives_from == "out-of-book":
             # Books are read once: the second pass takes them as the first read them (on this
             # machine; a Ray cluster's nodes read them again). The pool goes to each worker once.
-            kept: dict[str, Source | None] | None = {} if ray is None else None
+            kept: dict[int, Source | None] | None = {} if ray is None else None
             pool = collect_pool(inputs, options, read_options, mapper, kept=kept)
             sources = None if kept is None else kept_sources(inputs, kept)
         per_book = functools.partial(build_book, options=options, out_of_book_pool=pool)
