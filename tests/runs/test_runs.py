@@ -227,7 +227,16 @@ def test_a_finished_run_opened_again_keeps_its_files_byte_for_byte(tmp_path: Pat
         with RunDir.create(run_path, config_for(data_file, batch_size=4), resume=True) as run:
             assert run.done_keys() == {"a@256"}
             run.write_results(summarise(run))
+        run.close()  # closing again changes nothing
         assert {name: (run_path / name).read_bytes() for name in files} == before
+    with (run_path / "samples.jsonl").open("ab") as torn:  # a session killed mid-line: the next repairs it
+        torn.write(b'{"key": "b@2')
+    with RunDir.create(run_path, config_for(data_file), resume=True) as run:
+        assert run.torn_tail is not None
+        run.write_results(summarise(run))
+    assert len(json.loads((run_path / "config.json").read_text())["sessions"]) == 2
+    (run_path / "config.json").write_bytes(before["config.json"])
+    (run_path / "timing.json").write_bytes(before["timing.json"])
     for change in ("sample", "error", "results"):
         with RunDir.create(run_path, config_for(data_file), resume=True) as run:
             if change == "sample":

@@ -202,14 +202,16 @@ def _once(outcome: BookOutcome[T], first_read: dict[str, str]) -> BookOutcome[T]
         return outcome
     first = first_read.get(outcome.book_id)
     if first is None:
-        first_read[outcome.book_id] = outcome.label
+        if outcome.error is None:  # a copy that failed claims nothing: a later one may still be used
+            first_read[outcome.book_id] = outcome.label
         return outcome
-    where = "this file was read already" if first == outcome.label else f"it was read already from {first}"
-    repeated = RepeatedBook(
-        outcome.label,
-        f"book {outcome.book_id} left out: {where}",
-        "give each book once (a folder and a file in it, or bundled: and bundled:NAME, name it twice)",
-    )
+    if first == outcome.label:
+        where = "this file was read already"
+        hint = "give each file once (a folder and a file in it name the file twice)"
+    else:
+        where = f"a book with this id was read already from {first}"
+        hint = "give each book once; if they are different books, rename one (plain-text ids are file names)"
+    repeated = RepeatedBook(outcome.label, f"book {outcome.book_id} left out: {where}", hint)
     return dataclasses.replace(outcome, result=None, error=repeated)
 
 

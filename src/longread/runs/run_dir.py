@@ -98,9 +98,10 @@ class RunDir:
             runtime=config.runtime,
             rows_at_start=rows_now,
         )
-        self._changed = False
+        self._changed = self.torn_tail is not None
         """This session wrote something beyond its own record: a sample, an error, an incident, a note,
-        inputs, or results or a selection other than those on disk."""
+        inputs, results or a selection other than those on disk, or a repair (a torn last line cut, a
+        config rewritten under the current rule)."""
         self._timing.sessions.append(self._session)
         self._session_start = time.monotonic()
         self._last_checkpoint = self._session_start
@@ -114,6 +115,8 @@ class RunDir:
                 "runtime": _json_safe(stored.config.runtime),
                 "listed_later": True,
             })  # fmt: skip
+        if resumed and _pretty_json(stored.model_dump(mode="json")) != _read_text(path / CONFIG_FILE):
+            self._changed = True
         self._session_record: dict[str, Any] = {
             "started_at": self._session.started_at,
             "resumed": resumed,
@@ -315,9 +318,12 @@ class RunDir:
         files are as the last session that did something left them."""
         try:
             self._session.ended = "closed"
-            if self.resumed and not self._changed:
-                self._timing.sessions.remove(self._session)
-                self._stored.sessions.remove(self._session_record)
+            stored, timed = self._stored.sessions, self._timing.sessions
+            if self.resumed and not self._changed and stored and stored[-1] is self._session_record:
+                # This session's records are the last ones: pop them (not an equal earlier one), once.
+                stored.pop()
+                if timed and timed[-1] is self._session:
+                    timed.pop()
                 self._write_config()
             self._write_timing()
         finally:
@@ -348,6 +354,13 @@ def _delete_run_files(path: Path) -> None:
     for name in RUN_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path / name)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _read_timing(timing_path: Path) -> RunTiming:

@@ -257,6 +257,30 @@ def test_books_left_out_on_purpose_are_named_with_why_and_leave_no_file(built: P
         )
 
 
+def test_a_book_given_twice_or_also_as_a_decoy_is_read_once_and_named(built: Path, tmp_path: Path) -> None:
+    """The book given twice, and once more among the decoys: the same build as the book given once, with
+    both repeats listed as left out (and why) in the report."""
+    out = tmp_path / "twice"
+    out.mkdir()
+    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
+    report = build_narrativexl(
+        [MAIN, MAIN],
+        out,
+        tuned("smollm2"),
+        SETTINGS,
+        decoy_sources=[*DECOYS, MAIN],
+        decoy_max_scenes=1,
+        show_progress=False,
+    )
+    assert report.generated == 0
+    assert report.excluded_books == [
+        (str(MAIN), "book 2852 left out: this file was read already"),
+        (str(MAIN), "book 2852 left out as a decoy: it is among the books"),
+    ]
+    first, second = _files(built), _files(out)
+    assert [name for name in first if first[name] != second.get(name)] == [BUILD_REPORT_FILE]
+
+
 def test_the_probe_reads_a_build_as_the_scenes_a_model_is_shown(built: Path, tmp_path: Path) -> None:
     """`probe memory --data BUILD`: the scenes as read (names replaced), one piece each; a path that is
     neither built data the probe knows is refused naming what to give."""

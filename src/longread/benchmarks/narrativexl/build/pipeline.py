@@ -164,18 +164,21 @@ def _read_all_books(
     report: NarrativeXLBuildReport,
     options: ReadOptions,
 ) -> tuple[list[Book], list[Book]]:
-    """(the books, the decoy books); at least one book, and no id given twice."""
+    """(the books, the decoy books); at least one book, and each id once: a book given twice is read
+    once (``map_books``), and a decoy that is one of the books is left out as a decoy (the books are
+    each other's other books already); both are listed in the report."""
     books = _read_books(sources, report, options)
     decoys = _read_books(decoy_sources, report, options)
     if not books:
         reasons = [reason for _, reason in [*report.excluded_books, *report.skipped_books]]
         raise LongreadError("no readable book among the sources: " + ("; ".join(reasons) or "none given"))
-    seen: set[str] = set()
-    for book in [*books, *decoys]:
-        if book.id in seen:
-            raise LongreadError(f"two books share the id {book.id!r}: give each book once")
-        seen.add(book.id)
-    return books, decoys
+    ids = {book.id for book in books}
+    for decoy in decoys:
+        if decoy.id in ids:
+            report.excluded_books.append(
+                (decoy.source, f"book {decoy.id} left out as a decoy: it is among the books")
+            )
+    return books, [decoy for decoy in decoys if decoy.id not in ids]
 
 
 def _summarise_books(
