@@ -13,12 +13,14 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from longread.benchmarks.narrativexl.build import (
     BUILD_REPORT_FILE,
     CACHE_DIR,
+    NarrativeXLBuildReport,
     NarrativeXLBuildSettings,
     build_narrativexl,
 )
@@ -69,6 +71,30 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert [book.role for book in report.books] == ["questions"] + ["decoys only"] * len(DECOYS)
     assert report.generated > 0 and report.cached == 0
     return out
+
+
+def _from_cache(
+    built: Path,
+    out: Path,
+    sources: list[Path] | None = None,
+    settings: NarrativeXLBuildSettings = SETTINGS,
+    decoys: list[Path] | None = None,
+    **options: Any,
+) -> NarrativeXLBuildReport:
+    """The module's build made again in ``out`` from its generation cache (other sources, settings or
+    options where given)."""
+    out.mkdir()
+    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
+    return build_narrativexl(
+        [MAIN] if sources is None else sources,
+        out,
+        tuned("smollm2"),
+        settings,
+        decoy_sources=DECOYS if decoys is None else decoys,
+        decoy_max_scenes=1,
+        show_progress=False,
+        **options,
+    )
 
 
 def _reading(built: Path) -> ReadingBook:
@@ -161,34 +187,14 @@ def test_a_rebuild_from_the_cache_is_byte_identical_and_generates_nothing(
     built: Path, tmp_path: Path
 ) -> None:
     again = tmp_path / "again"
-    again.mkdir()
-    shutil.copytree(built / CACHE_DIR, again / CACHE_DIR)
-    report = build_narrativexl(
-        [MAIN],
-        again,
-        tuned("smollm2"),
-        SETTINGS,
-        decoy_sources=DECOYS,
-        decoy_max_scenes=1,
-        show_progress=False,
-    )
+    report = _from_cache(built, again)
     assert report.generated == 0 and report.cached > 0
     first, second = _files(built), _files(again)
     assert first.keys() == second.keys()
     different = [name for name in first if first[name] != second[name]]
     assert different == [], different  # build_report.json included: a resumed build reports the same
     other_seed = tmp_path / "seed4"
-    other_seed.mkdir()
-    shutil.copytree(built / CACHE_DIR, other_seed / CACHE_DIR)
-    build_narrativexl(
-        [MAIN],
-        other_seed,
-        tuned("smollm2"),
-        SETTINGS.model_copy(update={"seed": 4}),
-        decoy_sources=DECOYS,
-        decoy_max_scenes=1,
-        show_progress=False,
-    )
+    _from_cache(built, other_seed, settings=SETTINGS.model_copy(update={"seed": 4}))
     third = _files(other_seed)
     assert third["entity_maps/2852.json"] != first["entity_maps/2852.json"]
     assert third["readalong/2852.json"] != first["readalong/2852.json"]
@@ -206,18 +212,7 @@ def test_a_book_too_short_is_skipped_and_reported_while_the_rest_is_built(
         "".join(f"CHAPTER {n}\n\n{chapter.text[:1500]}\n\n\n" for n, chapter in enumerate(chapters, 1)),
         encoding="utf-8",
     )
-    out = tmp_path / "with-short"
-    out.mkdir()
-    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
-    report = build_narrativexl(
-        [short, MAIN],
-        out,
-        tuned("smollm2"),
-        SETTINGS,
-        decoy_sources=DECOYS,
-        decoy_max_scenes=1,
-        show_progress=False,
-    )
+    report = _from_cache(built, tmp_path / "with-short", [short, MAIN])
     assert report.books[0].book_id == "2852"
     assert len(report.skipped_books) == 1
     name, reason = report.skipped_books[0]
@@ -229,19 +224,8 @@ def test_a_book_too_short_is_skipped_and_reported_while_the_rest_is_built(
 
 def test_books_left_out_on_purpose_are_named_with_why_and_leave_no_file(built: Path, tmp_path: Path) -> None:
     out = tmp_path / "without-1342"
-    out.mkdir()
-    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
     why = "remembered by smollm2 (cloze 0.50; rule cloze>=0.3)"
-    report = build_narrativexl(
-        [MAIN],
-        out,
-        tuned("smollm2"),
-        SETTINGS,
-        decoy_sources=DECOYS,
-        decoy_max_scenes=1,
-        show_progress=False,
-        exclude=(("1342", why),),
-    )
+    report = _from_cache(built, out, exclude=(("1342", why),))
     # the book read for questions, then the decoys' books in the sorted order of their file names
     assert [book.book_id for book in report.books] == ["2852", "105", "120", "174", "84"]
     ((name, reason),) = report.excluded_books
@@ -261,17 +245,7 @@ def test_a_book_given_twice_or_also_as_a_decoy_is_read_once_and_named(built: Pat
     """The book given twice, and once more among the decoys: the same build as the book given once, with
     both repeats listed as left out (and why) in the report."""
     out = tmp_path / "twice"
-    out.mkdir()
-    shutil.copytree(built / CACHE_DIR, out / CACHE_DIR)
-    report = build_narrativexl(
-        [MAIN, MAIN],
-        out,
-        tuned("smollm2"),
-        SETTINGS,
-        decoy_sources=[*DECOYS, MAIN],
-        decoy_max_scenes=1,
-        show_progress=False,
-    )
+    report = _from_cache(built, out, [MAIN, MAIN], decoys=[*DECOYS, MAIN])
     assert report.generated == 0
     assert report.excluded_books == [
         (str(MAIN), "book 2852 left out: this file was read already"),
