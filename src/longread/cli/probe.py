@@ -263,31 +263,21 @@ def probe_memory_command(
 
 
 def _read_books(paths: list[Path]) -> list[Any]:
-    """Every book of the files, folders, archives and ``bundled:`` names given, as ``build`` reads them;
-    a book that cannot be read stops the probe with its error (naming the file); a book given twice is
-    probed once (the others are named)."""
-    from longread.documents.reader import ReadOptions, read_book, read_bytes_source
-    from longread.documents.sources import iter_sources
+    """Every book of the files, folders, archives and ``bundled:`` names given, as ``build`` reads them
+    (``iter_books``); a book that cannot be read stops the probe with its error (naming the file); a book
+    given twice is probed once (the others are named)."""
+    from longread.documents.corpus import iter_books
+    from longread.documents.reader import RepeatedBook
 
-    books: dict[str, Any] = {}
-    for source in iter_sources(paths):
-        if source.path is not None:
-            found_books = [read_book(source.path)]
+    books: list[Any] = []
+    for item in iter_books(paths):
+        if isinstance(item, RepeatedBook):
+            typer.echo(f"left out of the probe: {item}")
+        elif isinstance(item, BadInputError):
+            raise item
         else:
-            found_books = []
-            for found in read_bytes_source(source.label, source.data or b"", ReadOptions()):
-                if isinstance(found, BadInputError):
-                    raise found
-                found_books.append(found)
-        for book in found_books:
-            if book.id in books:
-                typer.echo(
-                    f"left out of the probe: {source.label}: book {book.id} was read already from "
-                    f"{books[book.id].source}"
-                )
-                continue
-            books[book.id] = book
-    return list(books.values())
+            books.append(item)
+    return books
 
 
 def data_excerpts(path: Path) -> list[BookExcerpts]:
