@@ -1,6 +1,7 @@
 """How often is the used-context sentence of ``longread horizon`` wrong? Simulated campaigns of known truth.
 
-    .venv/bin/python bench/horizon_rule.py [--replicates 1000] [--quick] [--out docs/data]
+    .venv/bin/python bench/horizon_rule.py [--replicates 1000] [--quick] [--search zero-first]
+        [--out docs/data]
 
 Each replicate is a whole search at L = 1,024 or 2,048 (grid L/2 … 32, then 0; two bisection steps),
 made by :mod:`longread.horizon.simulation` with the campaign's own search, intervals, Holm family and
@@ -13,6 +14,9 @@ below (simultaneous over the K tried) missing the truth — and beside it the pl
 picked K, which misses far more often. Also what it said (the median used context and bound). Beside it,
 a naive rule that reads "no change" where the point estimate lies within ±0.05, on the same searches:
 the simulation finds its errors (the planted positive of this instrument).
+
+With ``--search zero-first`` the searches try K = 0 first (``longread horizon --search zero-first``) and
+the files are ``horizon_rule_zero_first.csv``/``.png``; the table also counts the runs a search took.
 
 Writes ``horizon_rule.csv`` and ``horizon_rule.png``; prints the table of docs/statistics.md.
 """
@@ -83,6 +87,8 @@ def run_cell(cell: Cell, replicates: int) -> dict[str, Any]:
         "median_used": float(np.median(used)) if used else float("nan"),
         "median_bound": float(np.median(bounds)) if bounds else float("nan"),
         "within_delta": float(np.mean([o.said.delta_keep is not None for o in outcomes])),
+        "runs": float(np.mean([o.runs for o in outcomes])),
+        "other_runs": float(np.mean([o.other_runs for o in outcomes])),
         "used_values": used,
     }
 
@@ -96,11 +102,15 @@ def false_coverage(row: dict[str, Any], column: str) -> float:
     return 0.0 if picked == 0 else share * picked / int(row["replicates"])
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], other: str = "zero-first") -> str:
+    """The docs' table; with the runs columns where the CSV has them (``other``: the other search order,
+    whose runs on the same campaigns are in brackets)."""
+    runs = "runs" in rows[0]
     lines = [
         "| L | answers use | books × per book | wrong effect | bound below truth | picked K's interval "
-        "misses (plain 95%) | any error | naive rule | median used K | median bound | within ±0.05 |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "misses (plain 95%) | any error | naive rule | median used K | median bound | within ±0.05 |"
+        + (f" K runs ({other}) |" if runs else ""),
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if runs else ""),
     ]
     for r in rows:
         per_book = int(r["instances"]) // int(r["books"])
@@ -110,6 +120,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{false_coverage(r, 'picked_missed'):.3f} ({false_coverage(r, 'picked_missed_plain'):.3f}) | "
             f"{float(r['erred']):.3f} | {float(r['naive_erred']):.3f} | {float(r['median_used']):,.0f} | "
             f"±{float(r['median_bound']):.2f} | {float(r['within_delta']):.2f} |"
+            + (f" {float(r['runs']):.1f} ({float(r['other_runs']):.1f}) |" if runs else "")
         )
     return "\n".join(lines)
 
@@ -130,7 +141,7 @@ def worst(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[dict[str, Any]], path: Path) -> None:
+def plot(rows: list[dict[str, Any]], path: Path, order: str = "") -> None:
     """Per kind of answer: the true difference against K, and where the 120-instance pages at L = 1,024
     put the used context."""
     figure = Figure(figsize=(11, 3.2), layout="constrained")
@@ -160,7 +171,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     axes[0].set_ylabel("controlled − intact")
     axes[0].legend(fontsize=7, loc="lower right")
     figure.suptitle("Simulated horizon pages, 120 instances of 30 books, L = 1,024: truth and the used "
-                    "context said", fontsize=10)  # fmt: skip
+                    f"context said{order}", fontsize=10)  # fmt: skip
     figure.savefig(path, dpi=110)
 
 
@@ -168,17 +179,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="200 replicates, L = 1,024 only")
+    parser.add_argument("--search", choices=("descend", "zero-first"), default="descend")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data")
     parser.add_argument("--table", type=Path, help="print the tables of a written horizon_rule.csv and exit")
     args = parser.parse_args(argv)
     if args.table is not None:
         with args.table.open() as handle:
             written = list(csv.DictReader(handle))
-        print(table(written) + "\n\n" + worst(written))
+        other = "descend" if "zero_first" in args.table.name else "zero-first"
+        print(table(written, other) + "\n\n" + worst(written))
         return 0
     replicates = 200 if args.quick else args.replicates
     lengths = LENGTHS[:1] if args.quick else LENGTHS
-    cells = [Cell(design(b, k), BASE, reach, True, length=length) for length in lengths
+    zero_first = args.search == "zero-first"
+    cells = [Cell(design(b, k), BASE, reach, True, length=length, zero_first=zero_first) for length in lengths
              for reach, (b, k) in itertools.product(reaches(length), DESIGNS)]  # fmt: skip
     rows, start = [], time.perf_counter()
     for index, cell in enumerate(cells, 1):
@@ -188,17 +202,14 @@ def main(argv: list[str] | None = None) -> int:
               f"instances; ETA {rate * (len(cells) - index):.0f} s", file=sys.stderr, flush=True)  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     fields = [k for k in rows[0] if k != "used_values"]
-    with (args.out / "horizon_rule.csv").open("w", newline="") as handle:
+    name = "horizon_rule_zero_first" if zero_first else "horizon_rule"
+    with (args.out / f"{name}.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
-    plot(
-        rows,
-        args.out.parent / "img" / "horizon_rule.png"
-        if args.out.name == "data"
-        else args.out / "horizon_rule.png",
-    )
-    print(table(rows) + "\n\n" + worst(rows))
+    where = args.out.parent / "img" if args.out.name == "data" else args.out
+    plot(rows, where / f"{name}.png", " (K = 0 tried first)" if zero_first else "")
+    print(table(rows, "descend" if zero_first else "zero-first") + "\n\n" + worst(rows))
     return 0
 
 

@@ -105,6 +105,30 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     ]
     assert "scored" not in again.output.replace("0 scored", "")
 
+    check_zero_first(command, out, report)
+
+
+def check_zero_first(command: list[str], out: Path, descended: dict[str, Any]) -> None:
+    """The same campaign searched K = 0 first, in the same folder: its K runs are the descent's (a run's
+    identity does not hold the order it was asked in), so nothing is scored again. Where K = 0 was a null
+    for the search it is the only K on the page; elsewhere the page tried what the descent did."""
+    planned = CliRunner().invoke(app, [*command, "--search", "zero-first", "--dry-run"])
+    assert "K = 0 first (a null there is the answer), then K searched from 96, 0" in planned.output
+    assert "at most 6 runs" in planned.output  # K = 0 is on the grid: no run more than the descent
+    done = CliRunner().invoke(app, [*command, "--search", "zero-first"])
+    assert done.exit_code == 0, done.output
+    assert "scored" not in done.output.replace("0 scored", "")
+    report = json.loads((out / "horizon.json").read_text())
+    assert report["plan"]["search"] == "zero-first" and descended["plan"]["search"] == "descend"
+    assert "Searched K = 0 first" in (out / "horizon.md").read_text()
+    for first, before in zip(report["answers"], descended["answers"], strict=True):
+        at_zero = next(row for row in before["keeps"] if row["keep"] == 0)
+        keeps = [row["keep"] for row in first["keeps"]]
+        if Step(0, scores(at_zero)).null:
+            assert keeps == [0] and first["used_context"] in (0, None)
+        else:
+            assert keeps == [row["keep"] for row in before["keeps"]]
+
 
 def check_search(answer: dict[str, Any]) -> None:
     """The K tried follow the rule: the grid down to the first K that is not a null, then one bisection."""

@@ -58,3 +58,32 @@ def test_the_truth_is_zero_from_the_reach_up_and_grows_below() -> None:
     assert truth(cell, 128, loss) == 0 and truth(cell, 512, loss) == 0
     assert truth(cell, 64, loss) == pytest.approx(-loss * 64 / 127)  # R uniform on [1, 128]
     assert truth(cell, 0, loss) == pytest.approx(-loss)
+
+
+@pytest.mark.parametrize(
+    "reach",
+    [Reach("none", 0.0, 0.3, 1, 1), Reach("near", 0.3, 0.3, 1, 128)],
+    ids=["none", "near"],
+)
+def test_zero_first_keeps_each_error_at_most_five_percent_and_saves_the_grid_where_nothing_is_used(
+    reach: Reach,
+) -> None:
+    """``--search zero-first`` on the same kind of campaigns: each statement still wrong in at most 5% of
+    pages. Where the answers use nothing it runs about one K where the descent runs the whole grid (measured
+    at 1,000 pages: 1.2 against 5.8); where they use the last 128 tokens it still finds that use, at the
+    cost of one run at most."""
+    cell = Cell(design(40, 5), 0.3, reach, heterogeneous=True, zero_first=True)
+    loss = loss_per_user(cell)
+    rng = np.random.default_rng(4)
+    pages = [replicate(rng, cell, loss) for _ in range(REPLICATES)]
+    wrong = np.mean([p.false_effect for p in pages])
+    below = np.mean([p.below_truth for p in pages])
+    missed = np.mean([bool(p.picked_missed) for p in pages])  # over all pages (the false coverage rate)
+    assert wrong <= ALLOWED and below <= ALLOWED and missed <= ALLOWED, (wrong, below, missed)
+    runs, descended = np.mean([p.runs for p in pages]), np.mean([p.other_runs for p in pages])
+    said = [p.said.used for p in pages if p.said.used is not None]
+    if reach.share == 0:
+        assert runs < 2 and descended > 5, (runs, descended)
+        assert np.mean([u == 0 for u in said]) > 0.9
+    else:
+        assert runs <= descended + 1 and np.median(said) > 0, (runs, descended)

@@ -57,3 +57,33 @@ def test_a_k_that_is_neither_use_nor_null_stops_the_descent_as_use_does() -> Non
     assert [s.keep for s in steps] == [512, 256, 128]
     assert [s.null for s in steps] == [True, True, False]
     assert kept_context(steps, 1024) == 256
+
+
+def test_zero_first_stops_at_a_null_at_zero_and_otherwise_searches_as_the_descent_does() -> None:
+    tried: list[int] = []
+
+    def ignores(keep: int) -> PairedScores:
+        tried.append(keep)
+        return answers(0)
+
+    steps = search_keep(ignores, 2048, keep_grid(2048, 32), refine=3, step=16, zero_first=True)
+    assert tried == [0] and [s.keep for s in steps] == [0] and kept_context(steps, 2048) == 0
+
+    def uses_last_200(keep: int) -> PairedScores:
+        tried.append(keep)
+        return answers(0 if keep >= 200 else 30)
+
+    tried.clear()
+    first = search_keep(uses_last_200, 2048, keep_grid(2048, 32), refine=3, step=16, zero_first=True)
+    assert tried == [0, 1024, 512, 256, 128, 192, 224, 208]  # K = 0, then the descent's own order
+    descended = search_keep(uses_last_200, 2048, keep_grid(2048, 32), refine=3, step=16)
+    assert kept_context(first, 2048) == kept_context(descended, 2048) == 208
+    assert [s.keep for s in first] == [1024, 512, 256, 224, 208, 192, 128, 0]  # one K more: 0
+
+    def uses_last_32(keep: int) -> PairedScores:
+        tried.append(keep)
+        return answers(0 if keep >= 32 else 30)
+
+    tried.clear()  # the descent reaches K = 0 itself: it reuses the first run, then bisects (16 steps)
+    search_keep(uses_last_32, 512, keep_grid(512, 32), refine=2, step=16, zero_first=True)
+    assert tried == [0, 256, 128, 64, 32, 16]

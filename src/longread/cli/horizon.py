@@ -58,6 +58,14 @@ ControlOption = Annotated[
 ]
 MinKeepOption = Annotated[int, typer.Option("--min-keep", help="The smallest K of the log grid before 0.")]
 RefineOption = Annotated[int, typer.Option("--refine", help="Bisection steps where the answer changes.")]
+SearchOption = Annotated[
+    str,
+    typer.Option(
+        "--search",
+        help="descend: the log grid down from L/2; zero-first: K = 0 first, and only where that is not a "
+        "null the grid (saves the grid's runs where a model uses nothing before its last tokens).",
+    ),
+]
 HorizonDistancesOption = Annotated[
     str,
     typer.Option(
@@ -82,6 +90,7 @@ def horizon_command(
     control: ControlOption = "replace",
     min_keep: MinKeepOption = 32,
     refine: RefineOption = 2,
+    search: SearchOption = "descend",
     distances: HorizonDistancesOption = "",
     copy_tokens: CopyOption = 64,
     seed: SeedOption = 0,
@@ -120,6 +129,7 @@ def horizon_command(
             distances=parse_distances(distances, lengths),
             copy_tokens=copy_tokens,
             seed=seed,
+            search=search,
         )
         check_plan(plan)
         options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
@@ -216,10 +226,11 @@ def _print_plan(
     )
     for length in plan.prefix_lengths:
         grid = ", ".join(f"{k:,}" for k in keep_grid(length, plan.min_keep))
+        first = "K = 0 first (a null there is the answer), then " if plan.search == "zero-first" else ""
         planted = ", ".join(f"{d:,}" for d in plan.distances_at(length))
         say(
-            f"  L = {length:,}: K searched from {grid} (then {plan.refine} bisection steps); copy planted "
-            f"at {planted}"
+            f"  L = {length:,}: {first}K searched from {grid} (then {plan.refine} bisection steps); copy "
+            f"planted at {planted}"
         )
     for cost in costs:
         say(

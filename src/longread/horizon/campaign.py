@@ -207,7 +207,8 @@ class Campaign:
             return controlled_scores(path, length, intact, ids)
 
         grid = keep_grid(length, self.plan.min_keep)
-        record.steps = search_keep(measure, length, grid, self.plan.refine, self.plan.step)
+        zero_first = self.plan.search == "zero-first"
+        record.steps = search_keep(measure, length, grid, self.plan.refine, self.plan.step, zero_first)
         keep = kept_context(record.steps, length)
         if keep >= length:
             record.gate = Gate(keep, None, "no K kept the answers, so there is nothing to calibrate")

@@ -6,10 +6,10 @@ run's (a null), then refined by bisection between the last K that kept them and 
 (:mod:`longread.horizon.search`). The copy is planted at ``distances`` (default L/4, L/2 and 3L/4, those a
 prefix of L can hold) for the copy horizon and the calibration gate.
 
-The cost printed by a dry run is an upper bound: every grid K and every refinement step, per model × L,
-each reading the chosen instances at L plus what is scored after them (candidates, options); time from
-the median rate (by tokens read) of the earlier sessions of the same model in the output folder, else from
-:data:`REFERENCE_RATES`.
+The runs, samples and tokens a dry run prints are upper bounds: every grid K and every refinement step, per
+model × L, each reading the chosen instances at L plus what is scored after them (candidates, options).
+Its time is those tokens at the median rate (by tokens read) of the earlier sessions of the same model in
+the output folder, else at :data:`REFERENCE_RATES`: an estimate, as the machine's other work decides.
 """
 
 from __future__ import annotations
@@ -21,15 +21,17 @@ from pathlib import Path
 
 from longread.errors import LongreadError
 from longread.horizon.layout import model_folder
+from longread.horizon.search import SEARCHES
 from longread.models.requests.control import CONTROL_KINDS
 from longread.text.planting import SLACK
 
-REFERENCE_RATES = {"smollm2": 210.0, "gemma3": 170.0}
+REFERENCE_RATES = {"smollm2": 160.0, "gemma3": 125.0}
 """Tokens a second each model reads on one thread of the reference machine (2 cores), with another model
-on the other: measured on the ChapterBreak corpus campaign (one process per model, both at once), over
-the intact runs at L = 1,024 and 2,048 — SmolLM2 240 and 198, Gemma 3 180 and 169. A process given both
-cores reads faster, so this bounds its time from above. A guess for other machines: earlier runs in the
-output folder replace it."""
+on the other: the median, by tokens read, over every session of the ChapterBreak corpus campaign (one
+process per model, both at once, other work on the machine at times; 24 sessions of SmolLM2, 21 of
+Gemma 3, L = 1,024 and 2,048): SmolLM2 162, Gemma 3 125. Its intact runs alone read faster (198–240 and
+169–180), which an earlier estimate took and which undercounted the campaign's time by a third. A guess
+for other machines: earlier runs in the output folder replace it."""
 
 
 class HorizonPlanError(LongreadError):
@@ -54,6 +56,8 @@ class HorizonPlan:
     copy_tokens: int = 64
     seed: int = 0
     """Seeds the copy's place and every control."""
+    search: str = "descend"
+    """``descend`` the grid, or try K = 0 first (``zero-first``): :mod:`longread.horizon.search`."""
 
     def distances_at(self, length: int) -> tuple[int, ...]:
         return self.distances.get(length) or default_distances(length, self.copy_tokens)
@@ -86,6 +90,8 @@ def check_plan(plan: HorizonPlan) -> None:
     """Refuse what cannot give an answer, before anything loads."""
     if plan.control not in CONTROL_KINDS or plan.control == "intact":
         raise HorizonPlanError(f"--control takes shuffle, replace or none; got {plan.control!r}")
+    if plan.search not in SEARCHES:
+        raise HorizonPlanError(f"--search takes {' or '.join(SEARCHES)}; got {plan.search!r}")
     if not 0 < plan.delta < 1:
         raise HorizonPlanError(f"--delta is a difference of accuracies between 0 and 1; got {plan.delta}")
     if not plan.prefix_lengths or min(plan.prefix_lengths) < 2 * max(plan.min_keep, 1):

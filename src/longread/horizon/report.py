@@ -48,6 +48,7 @@ def write_horizon(
         "",
         "## Each K tried",
         "",
+        *_search_words(plan.search),
         "| model | L | K | paired | intact | controlled | difference [95% CI] | p | Holm p | claim |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         *[_keep_row(a, r) for a in answers for r in a.keeps],
@@ -69,6 +70,16 @@ def write_horizon(
     atomic_write_text(js, json.dumps(payload, indent=2, sort_keys=True) + "\n")
     png = plot_horizon(answers, plan.prefix_lengths, plan.delta, plan.control, out / layout.REPORT_PNG)
     return md, js, png
+
+
+def _search_words(search: str) -> list[str]:
+    if search != "zero-first":
+        return []
+    return [
+        "Searched K = 0 first: where that was a null it is the used context and no larger K ran (nothing "
+        "is said of them); elsewhere the log grid went down from L/2 as usual, reusing the K = 0 run.",
+        "",
+    ]
 
 
 def _summary_row(a: LengthAnswer) -> str:

@@ -7,6 +7,12 @@ adjustment — an adjustment only raises p, so it never turns a null into a non-
 is not (use shown, or not ruled out) bisect between it and the last null K, ``refine`` times, on
 multiples of ``step``. K = L is the intact run itself, so a first grid K that is not a null is bisected
 against L. Each K is measured once (the caller runs it or finds its finished run).
+
+With ``zero_first`` K = 0 (everything replaced) is measured before the grid: a null there is the answer
+(the smallest K there is) and nothing else runs; otherwise the descent goes on as above, reusing that
+run when it reaches 0. It saves the grid's runs where a model uses nothing before its last tokens and
+costs one run where it uses something above the grid's last K; its error rates are measured apart
+(bench/horizon_rule.py ``--search zero-first``).
 """
 
 from __future__ import annotations
@@ -41,8 +47,17 @@ def is_null(scores: PairedScores) -> bool:
     return said.kind == "null"
 
 
+SEARCHES = ("descend", "zero-first")
+"""How the search orders its K: down the grid, or K = 0 first (module docstring)."""
+
+
 def search_keep(
-    measure: Callable[[int], PairedScores], length: int, grid: Sequence[int], refine: int, step: int
+    measure: Callable[[int], PairedScores],
+    length: int,
+    grid: Sequence[int],
+    refine: int,
+    step: int,
+    zero_first: bool = False,
 ) -> list[Step]:
     """Every K tried, largest first (see the module docstring)."""
     tried: dict[int, Step] = {}
@@ -51,6 +66,9 @@ def search_keep(
         if keep not in tried:
             tried[keep] = Step(keep, measure(keep))
         return tried[keep]
+
+    if zero_first and at(0).null:
+        return [tried[0]]
 
     kept, lost = length, None
     for keep in grid:

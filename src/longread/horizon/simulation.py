@@ -20,7 +20,9 @@ the page would. A replicate **errs** when the page claims an effect at a K where
 other sign; when a null's bound (the used context's: the widest of its chain) is smaller than the true
 difference at some K of that chain, or a K the page says is within ±δ is not; or when the interval it
 prints for the next K below (picked by the search, so simultaneous over the K tried) misses the truth.
-The sentences' words themselves (:mod:`longread.horizon.words`) are not run; what they state is.
+The sentences' words themselves (:mod:`longread.horizon.words`) are not run; what they state is. Each
+replicate also counts the runs the other search order (``descend`` or ``zero-first``) takes on the same
+answers: a K's answers are drawn once per replicate, so both orders read the same campaign.
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class Cell:
     refine: int = 2
     delta: float = 0.05
     noise: float = 0.15
+    zero_first: bool = False
+    """Search K = 0 first (``--search zero-first``)."""
 
 
 def _book_rates(rng: np.random.Generator, books: int, cell: Cell) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +127,13 @@ class Outcome:
     (None: no K below)."""
     picked_missed_plain: bool | None
     """The same K's plain 95% interval misses it: what the page would state without the correction."""
+    other_runs: int = 0
+    """The runs the other search (descend ↔ zero-first) would have taken on the same campaign."""
+
+    @property
+    def runs(self) -> int:
+        """The control runs the search took (every K tried)."""
+        return len(self.rows)
 
     @property
     def erred(self) -> bool:
@@ -132,7 +143,8 @@ class Outcome:
 def replicate(rng: np.random.Generator, cell: Cell, loss: float) -> Outcome:
     """One simulated campaign (module docstring) and what its page says."""
     measure = _instances(rng, cell)
-    steps = search_keep(measure, cell.length, keep_grid(cell.length, cell.min_keep), cell.refine, STEP)
+    grid = keep_grid(cell.length, cell.min_keep)
+    steps = search_keep(measure, cell.length, grid, cell.refine, STEP, cell.zero_first)
     rows = keep_rows(steps, Family([s.scores for s in steps]))
     said = used_context(rows, cell.delta)
     wrong = any(r.claim.kind == "effect" and _wrong_effect(r, truth(cell, r.keep, loss)) for r in rows)
@@ -143,7 +155,8 @@ def replicate(rng: np.random.Generator, cell: Cell, loss: float) -> Outcome:
         narrow = said.below.scores
         picked = not wide.ci_low <= true <= wide.ci_high
         plain = not narrow.ci_low <= true <= narrow.ci_high
-    return Outcome(rows, said, wrong, _below_truth(cell, rows, said, loss), picked, plain)
+    other = len(search_keep(measure, cell.length, grid, cell.refine, STEP, not cell.zero_first))
+    return Outcome(rows, said, wrong, _below_truth(cell, rows, said, loss), picked, plain, other)
 
 
 def _wrong_effect(row: KeepRow, true: float) -> bool:
@@ -177,11 +190,16 @@ def _instances(rng: np.random.Generator, cell: Cell) -> Callable[..., PairedScor
     noise = rng.random((cell.length + 1, n)) < cell.noise
     fresh = rng.random((cell.length + 1, n)) < rate
 
+    measured: dict[tuple[int, float], PairedScores] = {}
+
     def measure(keep: int, confidence: float = 0.95) -> PairedScores:
-        lost = uses & (reach > keep)
-        moved = np.where(noise[keep], fresh[keep], intact)
-        controlled = np.where(lost, again, moved)
-        return paired_scores(first, [bool(x) for x in controlled], clusters=books, confidence=confidence)
+        if (keep, confidence) not in measured:  # fixed draws: the same K gives the same answers
+            lost = uses & (reach > keep)
+            moved = np.where(noise[keep], fresh[keep], intact)
+            controlled = [bool(x) for x in np.where(lost, again, moved)]
+            scores = paired_scores(first, controlled, clusters=books, confidence=confidence)
+            measured[keep, confidence] = scores
+        return measured[keep, confidence]
 
     return measure
 
