@@ -117,17 +117,24 @@ def check_zero_first(command: list[str], out: Path, descended: dict[str, Any]) -
     assert "at most 6 runs" in planned.output  # K = 0 is on the grid: no run more than the descent
     done = CliRunner().invoke(app, [*command, "--search", "zero-first"])
     assert done.exit_code == 0, done.output
-    assert "scored" not in done.output.replace("0 scored", "")
     report = json.loads((out / "horizon.json").read_text())
     assert report["plan"]["search"] == "zero-first" and descended["plan"]["search"] == "descend"
-    assert "Searched K = 0 first" in (out / "horizon.md").read_text()
+    markdown = (out / "horizon.md").read_text()
+    assert "Searched K = 0 first" in markdown
+    scored_zero = False
     for first, before in zip(report["answers"], descended["answers"], strict=True):
-        at_zero = next(row for row in before["keeps"] if row["keep"] == 0)
         keeps = [row["keep"] for row in first["keeps"]]
-        if Step(0, scores(at_zero)).null:
+        earlier = {row["keep"]: row for row in before["keeps"]}
+        if 0 in earlier and Step(0, scores(earlier[0])).null:
             assert keeps == [0] and first["used_context"] in (0, None)
-        else:
-            assert keeps == [row["keep"] for row in before["keeps"]]
+            unasked = ", ".join(f"{k:,}" for k in sorted(earlier, reverse=True) if k != 0)
+            assert f"{first['model']} at L = 192: runs in the folder this search did not ask for" in markdown
+            assert f"K = {unasked} (made by another `--search`" in markdown
+        else:  # K = 0 and then the descent's own K
+            assert set(keeps) == set(earlier) | {0}
+            scored_zero = scored_zero or 0 not in earlier
+    if not scored_zero:  # every K run was the descent's: nothing scored again
+        assert "scored" not in done.output.replace("0 scored", "")
 
 
 def check_search(answer: dict[str, Any]) -> None:

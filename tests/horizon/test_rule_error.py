@@ -70,7 +70,7 @@ def test_zero_first_keeps_each_error_at_most_five_percent_and_saves_the_grid_whe
 ) -> None:
     """``--search zero-first`` on the same kind of campaigns: each statement still wrong in at most 5% of
     pages. Where the answers use nothing it runs about one K where the descent runs the whole grid (measured
-    at 1,000 pages: 1.2 against 5.8); where they use the last 128 tokens it still finds that use, at the
+    at 1,000 pages: 1.2 against 5.9); where they use the last 128 tokens it still finds that use, at the
     cost of one run at most."""
     cell = Cell(design(40, 5), 0.3, reach, heterogeneous=True, zero_first=True)
     loss = loss_per_user(cell)
@@ -85,5 +85,6 @@ def test_zero_first_keeps_each_error_at_most_five_percent_and_saves_the_grid_whe
     if reach.share == 0:
         assert runs < 2 and descended > 5, (runs, descended)
         assert np.mean([u == 0 for u in said]) > 0.9
-    else:
-        assert runs <= descended + 1 and np.median(said) > 0, (runs, descended)
+    else:  # every page ran K = 0 first (the descent reaches it on few of these pages)
+        assert all(any(row.keep == 0 for row in p.rows) for p in pages)
+        assert descended < runs <= descended + 1 and np.median(said) > 0, (runs, descended)

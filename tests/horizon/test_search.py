@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from longread.horizon.campaign import kept_context
 from longread.horizon.plan import keep_grid
 from longread.horizon.search import search_keep
@@ -87,3 +89,11 @@ def test_zero_first_stops_at_a_null_at_zero_and_otherwise_searches_as_the_descen
     tried.clear()  # the descent reaches K = 0 itself: it reuses the first run, then bisects (16 steps)
     search_keep(uses_last_32, 512, keep_grid(512, 32), refine=2, step=16, zero_first=True)
     assert tried == [0, 256, 128, 64, 32, 16]
+
+
+def test_zero_first_where_k0_and_the_first_grid_k_are_not_nulls_bisects_against_the_whole_prefix() -> None:
+    steps = search_keep(lambda keep: answers(30), 1024, keep_grid(1024, 32), 2, 16, zero_first=True)
+    assert [s.keep for s in steps] == [896, 768, 512, 0]  # K = 0, then the descent's own bisection against L
+    assert kept_context(steps, 1024) == 1024
+    with pytest.raises(ValueError, match="needs 0 on its grid"):
+        search_keep(lambda keep: answers(0), 1024, (512, 256), 2, 16, zero_first=True)

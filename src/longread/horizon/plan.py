@@ -27,11 +27,12 @@ from longread.text.planting import SLACK
 
 REFERENCE_RATES = {"smollm2": 160.0, "gemma3": 125.0}
 """Tokens a second each model reads on one thread of the reference machine (2 cores), with another model
-on the other: the median, by tokens read, over every session of the ChapterBreak corpus campaign (one
-process per model, both at once, other work on the machine at times; 24 sessions of SmolLM2, 21 of
-Gemma 3, L = 1,024 and 2,048): SmolLM2 162, Gemma 3 125. Its intact runs alone read faster (198–240 and
-169–180), which an earlier estimate took and which undercounted the campaign's time by a third. A guess
-for other machines: earlier runs in the output folder replace it."""
+on the other: :func:`observed_rate` on the ChapterBreak corpus campaign's folder (one process per model,
+both at once, other work on the machine at times) with L = 1,024 done and L = 2,048 half done — about 160
+and 125 (162 over 24 sessions and 125 over 21 then; it moves by a few tokens a second as sessions are
+added). Its intact runs alone read faster (198–240 and 169–180), which an earlier estimate took and which
+undercounted the campaign's time by a third. A guess for other machines: earlier runs in the output
+folder replace it."""
 
 
 class HorizonPlanError(LongreadError):

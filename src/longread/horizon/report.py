@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -58,7 +59,7 @@ def write_horizon(
         *[f"- {a.model}: copy horizon {horizon_sentence(a.horizon)}." for a in answers if a.horizon],
         *[f"- {a.model} at L = {a.length:,}: gate {_gate_words(a)}" for a in answers],
         "",
-        *_left_out(record),
+        *_left_out(out, record),
         *_shortcuts(record, shortcuts),
         f"![the change of accuracy against the tokens kept intact]({layout.REPORT_PNG})",
         "",
@@ -117,8 +118,8 @@ def _gate_words(a: LengthAnswer) -> str:
     )
 
 
-def _left_out(record: CampaignRecord) -> list[str]:
-    lines = ["## What was left out", ""]
+def _left_out(out: Path, record: CampaignRecord) -> list[str]:
+    lines = ["## What was left out", "", *_runs_not_asked(out, record)]
     for (model, length), here in sorted(record.lengths.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         others = len(here.fits.ids - record.common.get(length, frozenset()))
         lines.append(
@@ -130,6 +131,30 @@ def _left_out(record: CampaignRecord) -> list[str]:
             "and could plant."
         )
     return [*lines, ""]
+
+
+def _runs_not_asked(out: Path, record: CampaignRecord) -> list[str]:
+    """The K runs of this control kept in the folder that this search did not ask for (another
+    ``--search``, grid or refinement made them): named, since the page's answer and family leave them out."""
+    lines = []
+    control = record.plan.control
+    for (model, length), here in sorted(record.lengths.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        asked = {step.keep for step in here.steps}
+        pattern = re.compile(rf"{re.escape(control)}-k(\d+)")
+        kept = sorted(
+            (int(found.group(1)) for run in layout.length_dir(out, model, length).glob(f"{control}-k*")
+             if (found := pattern.fullmatch(run.name)) and (run / "samples.jsonl").is_file()),
+            reverse=True,
+        )  # fmt: skip
+        unasked = [k for k in kept if k not in asked]
+        if unasked:
+            lines.append(
+                f"- {model} at L = {length:,}: runs in the folder this search did not ask for, so not on "
+                f"this page nor in its family: K = {', '.join(f'{k:,}' for k in unasked)} (made by another "
+                "`--search`, grid or refinement; a page that chose among orders after seeing them would "
+                "not hold its error rates)."
+            )
+    return lines
 
 
 def _shortcut_scores(record: CampaignRecord) -> dict[int, Shortcuts]:

@@ -67,6 +67,8 @@ def search_keep(
             tried[keep] = Step(keep, measure(keep))
         return tried[keep]
 
+    if zero_first and 0 not in grid:
+        raise ValueError(f"a search that tries K = 0 first needs 0 on its grid; got {list(grid)}")
     if zero_first and at(0).null:
         return [tried[0]]
 
