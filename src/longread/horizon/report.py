@@ -138,9 +138,9 @@ def _runs_not_asked(out: Path, record: CampaignRecord) -> list[str]:
     ``--search``, grid or refinement made them): named, since the page's answer and family leave them out."""
     lines = []
     control = record.plan.control
+    pattern = re.compile(rf"{re.escape(control)}-k(\d+)")
     for (model, length), here in sorted(record.lengths.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         asked = {step.keep for step in here.steps}
-        pattern = re.compile(rf"{re.escape(control)}-k(\d+)")
         kept = sorted(
             (int(found.group(1)) for run in layout.length_dir(out, model, length).glob(f"{control}-k*")
              if (found := pattern.fullmatch(run.name)) and (run / "samples.jsonl").is_file()),
