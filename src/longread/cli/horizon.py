@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,6 +33,9 @@ from longread.cli.options import (
     ray_for_command,
 )
 from longread.errors import LongreadError
+
+if TYPE_CHECKING:
+    from longread.horizon.plan import HorizonPlan
 
 horizon_app = typer.Typer()
 
@@ -113,25 +116,14 @@ def horizon_command(
     from longread.evaluation.runner import RunOptions
     from longread.horizon.benchmarks import horizon_task
     from longread.horizon.campaign import Campaign, check_models, check_out, planned_runs
-    from longread.horizon.plan import HorizonPlan, check_plan, estimate, parse_distances
+    from longread.horizon.plan import estimate
     from longread.horizon.progress import CampaignProgress
 
     lengths = parse_counts(prefix_lengths, "--prefix-lengths")
     settings = parse_task_options(option or [])
     try:
         adapter = horizon_task(task, settings)
-        plan = HorizonPlan(
-            tuple(sorted(set(lengths))),
-            control,
-            delta,
-            min_keep,
-            refine,
-            distances=parse_distances(distances, lengths),
-            copy_tokens=copy_tokens,
-            seed=seed,
-            search=search,
-        )
-        check_plan(plan)
+        plan = _plan(lengths, control, delta, min_keep, refine, search, distances, copy_tokens, seed)
         options = RunOptions(limit=limit, sample=sample, sample_seed=sample_seed, show_progress=not quiet)
         instances = adapter.choose(data, options, plan)
         check_models(model)
@@ -161,6 +153,35 @@ def horizon_command(
     say(f"what the campaign cost ({out / 'cost.json'}; not part of the answer: it depends on the machine):")
     for line in spent:
         say(f"  {line}")
+
+
+def _plan(
+    lengths: tuple[int, ...],
+    control: str,
+    delta: float,
+    min_keep: int,
+    refine: int,
+    search: str,
+    distances: str,
+    copy_tokens: int,
+    seed: int,
+) -> HorizonPlan:
+    """The campaign's plan from the command's options, checked (a bad option raises LongreadError)."""
+    from longread.horizon.plan import HorizonPlan, check_plan, parse_distances
+
+    plan = HorizonPlan(
+        tuple(sorted(set(lengths))),
+        control,
+        delta,
+        min_keep,
+        refine,
+        distances=parse_distances(distances, lengths),
+        copy_tokens=copy_tokens,
+        seed=seed,
+        search=search,
+    )
+    check_plan(plan)
+    return plan
 
 
 def _loader(device: str, dtype: str, threads: int | None, max_length: int | None, on_ray: Any) -> Any:
