@@ -64,6 +64,7 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
     assert "16 instances from 5 books" in planned.output and "K searched from 96, 0" in planned.output
     assert "at most 6 runs" in planned.output  # intact, 2 K, 1 refinement, the planted intact, the gate
     assert not (out / "smollm2").exists()  # nothing ran
+    assert "already in" not in planned.output  # nothing on disk to replay
 
     done = CliRunner().invoke(app, command)
     assert done.exit_code == 0, done.output
@@ -104,6 +105,11 @@ def test_horizon_searches_gates_and_compares_two_families_on_what_both_fitted(
         [row[key] for key in counted] for row in cost
     ]
     assert "scored" not in again.output.replace("0 scored", "")
+    replanned = CliRunner().invoke(app, [*command, "--dry-run"])  # the plan names what is on disk
+    assert f"already in {out} (a rerun reads them back and scores only what is missing" in replanned.output
+    for row in cost:
+        assert f"{row['model']} at L = 192: {row['runs']} runs, {row['samples']} samples" in replanned.output
+    assert "not finished" not in replanned.output
 
     check_zero_first(command, out, report)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from longread.horizon.cost import campaign_cost, cost_lines
+from longread.horizon.cost import campaign_cost, cost_lines, on_disk_lines
 from longread.horizon.layout import length_dir
 
 
@@ -47,3 +47,21 @@ def test_sessions_are_summed_per_model_and_length_and_an_unreadable_timing_is_na
         and "threads 1/2" in lines[0]
     )
     assert "not timed, counted in no sum" in lines[1] and str(broken) in lines[1]
+
+
+def test_what_is_on_disk_is_named_per_model_and_length_with_the_runs_not_finished(tmp_path: Path) -> None:
+    runs = [("smollm2", "intact", True), ("smollm2", "replace-k0", False),
+            ("smollm2", "planted-d64/intact", True), ("gemma3", "intact", True)]  # fmt: skip
+    for model, name, finished in runs:
+        run = length_dir(tmp_path, model, 192) / name
+        run.mkdir(parents=True)
+        (run / "timing.json").write_text(json.dumps({"sessions": [_session(4, 400, 2.0, "1")]}))
+        if finished:
+            (run / "results.json").write_text("{}")
+    assert on_disk_lines(tmp_path / "elsewhere", ["smollm2"], [192]) == []  # nothing there: no line
+    lines = on_disk_lines(tmp_path, ["smollm2", "gemma3", "other"], [192, 384])
+    assert lines == [
+        "smollm2 at L = 192: 3 runs, 12 samples, 1,200 tokens in 6s (200 tokens/s; threads 1); "
+        "1 of them not finished",
+        "gemma3 at L = 192: 1 runs, 4 samples, 400 tokens in 2s (200 tokens/s; threads 1)",
+    ]  # neither L = 384 nor a model without runs gets a line; gemma3's run is not smollm2's

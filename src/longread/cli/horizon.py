@@ -133,7 +133,7 @@ def horizon_command(
     after = adapter.read_after(instances)
     costs = [cost for name in model for cost in estimate(plan, name, len(instances), after, out)]
     say = lambda text: typer.echo(text, err=True)  # noqa: E731
-    _print_plan(say, plan, model, adapter, instances, costs)
+    _print_plan(say, plan, model, adapter, instances, costs, out)
     if dry_run:
         return
     progress = CampaignProgress(planned_runs(plan, len(model)), len(instances), say)
@@ -234,8 +234,9 @@ def _cost(out: Path, record: Any) -> list[str]:
 
 
 def _print_plan(
-    say: Any, plan: Any, models: list[str], adapter: Any, instances: list[Any], costs: list[Any]
+    say: Any, plan: Any, models: list[str], adapter: Any, instances: list[Any], costs: list[Any], out: Path
 ) -> None:
+    from longread.horizon.cost import on_disk_lines
     from longread.horizon.plan import keep_grid
     from longread.progress import format_duration
 
@@ -261,3 +262,11 @@ def _print_plan(
         )
     total = sum(c.seconds for c in costs)
     say(f"  at most ≈ {format_duration(total)} in all (the search stops early where the answer is found)")
+    done = on_disk_lines(out, models, plan.prefix_lengths)
+    if done:
+        say(
+            f"  already in {out} (a rerun reads them back and scores only what is missing; the bounds above "
+            "are the whole campaign's):"
+        )
+        for line in done:
+            say(f"    {line}")

@@ -16,6 +16,7 @@ from typing import Any
 
 from longread.files import atomic_write_text
 from longread.progress import format_duration
+from longread.runs.layout import RESULTS_FILE
 
 COST = "cost.json"
 
@@ -51,6 +52,35 @@ def campaign_cost(
                 _add(entry, run / "timing.json")
                 break
     return list(spent.values())
+
+
+def runs_on_disk(out: Path, models: Sequence[str], lengths: Sequence[int]) -> list[Path]:
+    """The run folders (those with a ``timing.json``) already under ``out`` for these models × L, in path
+    order: what a campaign resumed there replays rather than scores again."""
+    from longread.horizon.layout import length_dir
+
+    found: set[Path] = set()
+    for model in models:
+        for length in lengths:
+            found.update(timing.parent for timing in length_dir(out, model, length).glob("**/timing.json"))
+    return sorted(found)
+
+
+def on_disk_lines(out: Path, models: Sequence[str], lengths: Sequence[int]) -> list[str]:
+    """What the runs already under ``out`` scored, one line per model × L that has any (none: no line),
+    with how many of them have no results yet (interrupted, or running in another process)."""
+    from longread.horizon.layout import length_dir
+
+    runs = runs_on_disk(out, models, lengths)
+    spent = campaign_cost(out, runs, models, lengths)
+    lines = []
+    for entry, line in zip(spent, cost_lines(spent)[:-1], strict=True):
+        if not entry.runs:
+            continue
+        here = length_dir(out, entry.model, entry.length)
+        open_runs = sum(1 for run in runs if run.is_relative_to(here) and not (run / RESULTS_FILE).exists())
+        lines.append(line + (f"; {open_runs} of them not finished" if open_runs else ""))
+    return lines
 
 
 def _add(entry: Spent, timing: Path) -> None:
